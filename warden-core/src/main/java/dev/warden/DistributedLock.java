@@ -1,0 +1,126 @@
+package dev.warden;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * A named lock in Redis, shared by every client that uses the same name and key prefix. Obtain one from
+ * {@link LockClient#lock(String)}; it is cheap and thread-safe, and holds no state in Redis until acquired.
+ *
+ * <p>Ownership is the {@link Lease} an acquire returns, not a thread: any thread may release it. Leases acquired
+ * without an explicit duration last {@link LockConfig#defaultLease()} and are renewed by the watchdog until
+ * released; leases with an explicit duration are not renewed.
+ *
+ * <p>Waiting is event-driven: a waiter subscribes to the lock's channel and retries when the holder releases, or
+ * when the holder's lease runs out, whichever comes first. Every method throws {@link LockException} when Redis
+ * fails; not getting the lock is never reported as an exception by the methods returning {@link Optional}.
+ */
+public interface DistributedLock {
+    /** @return the lock's name */
+    String name();
+
+    /**
+     * Tries once to acquire the lock, without waiting, with a renewed lease.
+     *
+     * @return the lease, or empty if someone else holds the lock
+     * @throws LockException if Redis fails, or the thread is interrupted while waiting for Redis's answer (the
+     *                       interrupt flag is then set again)
+     */
+    Optional<Lease> tryAcquire();
+
+    /**
+     * Acquires the lock with a renewed lease, waiting up to {@code wait} for it.
+     *
+     * @param wait how long to wait; zero means a single try
+     * @return the lease, or empty if the lock was not free within {@code wait}
+     * @throws InterruptedException     if the thread is interrupted while waiting; a lock granted at that moment is
+     *                                  released
+     * @throws IllegalArgumentException if {@code wait} is negative
+     * @throws NullPointerException     if {@code wait} is null
+     * @throws LockException            if Redis fails
+     */
+    Optional<Lease> tryAcquire(Duration wait) throws InterruptedException;
+
+    /**
+     * Acquires the lock with a fixed lease that is not renewed, waiting up to {@code wait} for it.
+     *
+     * @param wait  how long to wait; zero means a single try
+     * @param lease how long the lock is held unless released earlier
+     * @return the lease, or empty if the lock was not free within {@code wait}
+     * @throws InterruptedException     if the thread is interrupted while waiting
+     * @throws IllegalArgumentException if {@code wait} is negative or {@code lease} is not positive
+     * @throws NullPointerException     if an argument is null
+     * @throws LockException            if Redis fails
+     */
+    Optional<Lease> tryAcquire(Duration wait, Duration lease) throws InterruptedException;
+
+    /**
+     * Acquires the lock with a renewed lease, waiting as long as it takes.
+     *
+     * @return the lease
+     * @throws InterruptedException if the thread is interrupted while waiting; a lock granted at that moment is
+     *                              released
+     * @throws LockException        if Redis fails
+     */
+    Lease acquire() throws InterruptedException;
+
+    /**
+     * Acquires the lock with a renewed lease without blocking a thread while waiting.
+     *
+     * @param wait how long to wait
+     * @return a future completed with the lease; completed exceptionally with
+     *         {@link java.util.concurrent.TimeoutException} if the lock was not free within {@code wait}, or with a
+     *         {@link LockException} if Redis fails. Cancelling it stops waiting and releases a lock granted meanwhile.
+     * @throws IllegalArgumentException if {@code wait} is negative
+     * @throws NullPointerException     if {@code wait} is null
+     */
+    CompletableFuture<Lease> acquireAsync(Duration wait);
+
+    /**
+     * Like {@link #acquireAsync(Duration)}, but "not acquired within the wait" completes with an empty value.
+     *
+     * @param wait how long to wait
+     * @return a future completed with the lease or empty; exceptionally with a {@link LockException} if Redis fails
+     * @throws IllegalArgumentException if {@code wait} is negative
+     * @throws NullPointerException     if {@code wait} is null
+     */
+    CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait);
+
+    /**
+     * Asks Redis whether anyone holds the lock now.
+     *
+     * @return {@code true} if held
+     * @throws LockException if Redis fails
+     */
+    boolean isLocked();
+
+    /**
+     * Reads the lock's state atomically.
+     *
+     * @return the lock's state
+     * @throws LockException if Redis fails
+     */
+    LockInfo inspect();
+
+    /**
+     * Releases the lock whoever holds it, for administration: the holder is not told at once, but its lease is
+     * lost at its next renewal or release. The fencing counter is kept, and waiters are woken.
+     *
+     * @return the fencing token of the holder that was removed, or empty if the lock was free
+     * @throws LockException if Redis fails
+     */
+    OptionalLong forceRelease();
+
+    /**
+     * Returns a {@link Lock} view: reentrant per thread (the hold count is kept locally over one renewed lease);
+     * {@code unlock()} by a thread that does not hold it throws {@link IllegalMonitorStateException}, and
+     * {@code unlock()} of a lease that was lost meanwhile throws {@link LeaseLostException}. Conditions are not
+     * supported. Reentrancy is per view: every call returns the same view for this object.
+     *
+     * @return the view
+     */
+    Lock asLock();
+}

@@ -1,0 +1,70 @@
+package dev.warden;
+
+import java.time.Duration;
+
+/**
+ * Proof that this process holds a lock, from a successful acquire until {@link #release()}, or until the lease is
+ * lost. A lease is single-use: once released or lost it stays so.
+ *
+ * <p>A lease acquired without a fixed duration is kept alive by the client's watchdog. A lease is <em>lost</em> when
+ * a renewal finds the lock gone or owned by another token, or when Redis cannot be reached before the lease's local
+ * deadline (when the acquire request was sent + lease - a drift margin). When that happens {@link #isHeld()} turns
+ * false and every {@link #onLost(Runnable)} callback runs once. Guard the protected resource with
+ * {@link #fencingToken()}: a lease lock alone cannot stop a holder that paused past its lease.
+ *
+ * <p>Thread-safe: a lease may be released from any thread, not only the one that acquired it.
+ */
+public interface Lease extends AutoCloseable {
+    /** @return the name of the lock this lease holds */
+    String lockName();
+
+    /**
+     * The fencing token of this acquisition: strictly greater than every token issued before for the same name,
+     * including across expiries and a restart of Redis that lost its data. Pass it to the protected resource and
+     * have the resource reject writes that carry a lower token than it has seen.
+     *
+     * @return a positive token
+     */
+    long fencingToken();
+
+    /**
+     * Whether this lease still holds the lock as far as this client knows: not released, not lost, and before its
+     * local deadline. Answers from local state, without a round trip.
+     *
+     * @return {@code true} while held
+     */
+    boolean isHeld();
+
+    /**
+     * How long the lease is still valid by the local deadline.
+     *
+     * @return the remaining validity, or {@link Duration#ZERO} if the lease is no longer held
+     */
+    Duration remaining();
+
+    /**
+     * Registers a callback to run once when the lease is lost; it runs on a client thread, or at once on the
+     * calling thread if the lease is already lost. It does not run after a successful release.
+     *
+     * @param callback what to do
+     * @throws NullPointerException if {@code callback} is null
+     */
+    void onLost(Runnable callback);
+
+    /**
+     * Releases the lock with one atomic compare-and-delete: it never removes a lock that another owner holds.
+     *
+     * @return {@code true} if this lease still held the lock and released it; {@code false} if it had been
+     *         released before, or was lost (expired or taken)
+     * @throws LockException if Redis fails to answer; the lease then stops being renewed and expires on the server
+     */
+    boolean release();
+
+    /**
+     * Releases the lock like {@link #release()}, ignoring whether the lease was still held. Idempotent.
+     *
+     * @throws LockException if Redis fails to answer
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,61 @@
+package dev.warden;
+
+import dev.warden.internal.RedisLockClient;
+
+/**
+ * The entry point: one client per application and Redis deployment, thread-safe and shared. It owns its Redis
+ * connections (one for commands, one for pub/sub wake-ups, opened when first needed), one scheduler thread for the
+ * watchdog and waits, and a callback thread; {@link #close()} releases held leases and stops them all.
+ *
+ * <pre>{@code
+ * try (LockClient client = LockClient.create(LockConfig.builder()
+ *         .redisUri("redis://127.0.0.1:6379/0")
+ *         .keyPrefix("lock:")
+ *         .build())) {
+ *     DistributedLock lock = client.lock("orders:42");
+ *     try (Lease lease = lock.acquire()) {
+ *         long fence = lease.fencingToken();
+ *         // ... work; the watchdog keeps the lease alive ...
+ *     }
+ * }
+ * }</pre>
+ */
+public interface LockClient extends AutoCloseable {
+    /**
+     * Connects to Redis and creates a client.
+     *
+     * @param config the configuration
+     * @return a connected client
+     * @throws NullPointerException     if {@code config} is null
+     * @throws LockConnectionException if Redis cannot be reached
+     * @throws LockException           if Redis refuses the connection (for example, wrong credentials)
+     */
+    static LockClient create(LockConfig config) {
+        return RedisLockClient.open(config);
+    }
+
+    /**
+     * Returns the lock of this name.
+     *
+     * @param name the lock's name: not blank, at most {@value #MAX_NAME_LENGTH} characters; any characters,
+     *             braces included
+     * @return the lock
+     * @throws NullPointerException     if {@code name} is null
+     * @throws IllegalArgumentException if {@code name} is blank or too long
+     * @throws IllegalStateException    if the client is closed
+     */
+    DistributedLock lock(String name);
+
+    /** @return the configuration this client was created with */
+    LockConfig config();
+
+    /**
+     * Releases every lease this client still holds (waiting up to the command timeout), fails pending acquires
+     * with a {@link LockException}, and stops the client's threads and connections. Idempotent.
+     */
+    @Override
+    void close();
+
+    /** The longest lock name accepted, in characters. */
+    int MAX_NAME_LENGTH = 512;
+}

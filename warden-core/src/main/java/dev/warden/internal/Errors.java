@@ -1,0 +1,75 @@
+package dev.warden.internal;
+
+import dev.warden.LockConnectionException;
+import dev.warden.LockException;
+import dev.warden.LockTimeoutException;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandInterruptedException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
+import java.io.IOException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/** Translates failures at the Redis boundary into Warden's {@link LockException} tree. */
+final class Errors {
+    private Errors() {
+    }
+
+    /**
+     * Translates a failure of a Redis operation.
+     *
+     * @param error the failure, possibly wrapped by a future
+     * @param what  the operation, for the message, such as {@code "acquire of lock 'orders:42'"}
+     * @return the exception to throw or complete with
+     */
+    static LockException translate(Throwable error, String what) {
+        Throwable e = unwrap(error);
+        if (e instanceof LockException lockException) {
+            return lockException;
+        }
+        if (e instanceof RedisCommandTimeoutException) {
+            return new LockTimeoutException(what + ": Redis did not answer in time (" + e.getMessage() + ")", e);
+        }
+        if (e instanceof RedisCommandInterruptedException) {
+            Thread.currentThread().interrupt();
+            return new LockException(what + ": interrupted", e);
+        }
+        if (e instanceof RedisCommandExecutionException) {
+            return new LockException(what + ": Redis answered with an error: " + e.getMessage(), e);
+        }
+        if (e instanceof RedisConnectionException || e instanceof IOException || isConnectionState(e)) {
+            return new LockConnectionException(what + ": Redis unreachable: " + e.getMessage(), e);
+        }
+        return new LockException(what + ": " + e, e);
+    }
+
+    /**
+     * Removes the wrappers futures add.
+     *
+     * @param error a failure
+     * @return the innermost meaningful cause
+     */
+    static Throwable unwrap(Throwable error) {
+        Throwable e = error;
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    static boolean isCancellation(Throwable error) {
+        return unwrap(error) instanceof CancellationException;
+    }
+
+    private static boolean isConnectionState(Throwable e) {
+        // Lettuce reports a closed or disconnected connection as a plain RedisException.
+        if (!(e instanceof RedisException) || e.getMessage() == null) {
+            return false;
+        }
+        String message = e.getMessage();
+        return message.contains("onnection") || message.contains("not connected") || message.contains("closed");
+    }
+}

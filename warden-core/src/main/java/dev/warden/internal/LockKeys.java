@@ -1,0 +1,23 @@
+package dev.warden.internal;
+
+/**
+ * The Redis names of one lock. Every key carries the same hash tag, so that all of one lock's keys live in one
+ * Redis Cluster slot. Braces and percent signs in the name are escaped so that a name cannot change the tag.
+ *
+ * @param lock    the lock key: {@code "<fence>:<token>"} while held, {@code "<fence>"} while free
+ * @param waiters a marker key that exists while some client waits
+ * @param channel the pub/sub channel a release publishes on when someone waits
+ */
+record LockKeys(String lock, String waiters, String channel) {
+    static LockKeys of(String prefix, String name) {
+        String lock = prefix + "{" + escape(name) + "}";
+        return new LockKeys(lock, lock + ":w", lock + ":c");
+    }
+
+    private static String escape(String name) {
+        if (name.indexOf('{') < 0 && name.indexOf('}') < 0 && name.indexOf('%') < 0) {
+            return name;
+        }
+        return name.replace("%", "%25").replace("{", "%7B").replace("}", "%7D");
+    }
+}

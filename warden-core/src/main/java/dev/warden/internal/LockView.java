@@ -1,0 +1,106 @@
+package dev.warden.internal;
+
+import dev.warden.Lease;
+import dev.warden.LeaseLostException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * A {@link Lock} over one distributed lock: reentrant per thread, with the hold count kept locally over a single
+ * renewed lease.
+ */
+final class LockView implements Lock {
+    private final RedisLock lock;
+    private final ConcurrentHashMap<Thread, Hold> holds = new ConcurrentHashMap<>();
+
+    /** One thread's hold; only that thread changes its count. */
+    private static final class Hold {
+        final Lease lease;
+        int count = 1;
+
+        Hold(Lease lease) {
+            this.lease = lease;
+        }
+    }
+
+    LockView(RedisLock lock) {
+        this.lock = lock;
+    }
+
+    @Override
+    public void lock() {
+        if (!reenter()) {
+            hold(lock.acquireUninterruptibly());
+        }
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        if (!reenter()) {
+            hold(lock.acquire());
+        }
+    }
+
+    @Override
+    public boolean tryLock() {
+        if (reenter()) {
+            return true;
+        }
+        Optional<Lease> lease = lock.tryAcquire();
+        lease.ifPresent(this::hold);
+        return lease.isPresent();
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(unit, "unit");
+        if (reenter()) {
+            return true;
+        }
+        Optional<Lease> lease = lock.tryAcquire(Duration.ofNanos(Math.max(0, unit.toNanos(time))));
+        lease.ifPresent(this::hold);
+        return lease.isPresent();
+    }
+
+    @Override
+    public void unlock() {
+        Thread current = Thread.currentThread();
+        Hold hold = holds.get(current);
+        if (hold == null) {
+            throw new IllegalMonitorStateException(
+                    "thread " + current.getName() + " does not hold lock '" + lock.name() + "'");
+        }
+        if (--hold.count > 0) {
+            return;
+        }
+        holds.remove(current);
+        if (!hold.lease.release()) {
+            throw new LeaseLostException("lease of lock '" + lock.name() + "' (fence " + hold.lease.fencingToken()
+                    + ") was lost before unlock: the critical section may not have been exclusive");
+        }
+    }
+
+    /** Not supported: a distributed lock has no condition queues. */
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("conditions are not supported by distributed locks");
+    }
+
+    private boolean reenter() {
+        Hold hold = holds.get(Thread.currentThread());
+        if (hold == null) {
+            return false;
+        }
+        hold.count++;
+        return true;
+    }
+
+    private void hold(Lease lease) {
+        holds.put(Thread.currentThread(), new Hold(lease));
+    }
+}

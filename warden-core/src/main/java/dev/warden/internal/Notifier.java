@@ -1,0 +1,146 @@
+package dev.warden.internal;
+
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.RedisPubSubListener;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.net.SocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Wake-ups for waiters: one pub/sub connection per client (opened on the first wait), one subscription per lock
+ * name with local waiters, and a local FIFO queue per name. A release message wakes only the head of the queue, so
+ * a release costs one retry per client rather than one per waiting thread.
+ */
+final class Notifier extends RedisPubSubAdapter<String, String> implements RedisConnectionStateListener {
+    private static final Logger LOG = LoggerFactory.getLogger(Notifier.class);
+
+    /** A waiter: told to retry now. Must not block. */
+    interface Waiter {
+        void wake();
+    }
+
+    private final RedisClient client;
+    private final RedisURI uri;
+    private final Map<String, Deque<Waiter>> queues = new HashMap<>();
+    private final Map<String, CompletableFuture<Void>> subscriptions = new HashMap<>();
+    private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection;
+    private boolean closed;
+
+    Notifier(RedisClient client, RedisURI uri) {
+        this.client = client;
+        this.uri = uri;
+    }
+
+    /**
+     * Adds a waiter for a channel; the returned future completes once the channel is subscribed. The waiter must
+     * retry after that, since a release published before the subscription was not heard.
+     */
+    synchronized CompletableFuture<Void> join(String channel, Waiter waiter) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new IllegalStateException("client closed"));
+        }
+        Deque<Waiter> queue = queues.computeIfAbsent(channel, c -> new ArrayDeque<>());
+        queue.addLast(waiter);
+        return subscriptions.computeIfAbsent(channel, c -> connection()
+                .thenCompose(conn -> conn.async().subscribe(c).toCompletableFuture())
+                .thenApply(ignored -> null));
+    }
+
+    /**
+     * Removes a waiter. If it was the head and {@code passWake} is set (it leaves without the lock), the next waiter
+     * is woken, so a wake-up it may have consumed is not lost.
+     */
+    void leave(String channel, Waiter waiter, boolean passWake) {
+        Waiter next = null;
+        synchronized (this) {
+            Deque<Waiter> queue = queues.get(channel);
+            if (queue == null) {
+                return;
+            }
+            boolean wasHead = queue.peekFirst() == waiter;
+            queue.remove(waiter);
+            if (queue.isEmpty()) {
+                queues.remove(channel);
+                subscriptions.remove(channel);
+                unsubscribe(channel);
+            } else if (passWake && wasHead) {
+                next = queue.peekFirst();
+            }
+        }
+        if (next != null) {
+            next.wake();
+        }
+    }
+
+    /** Wakes the head waiter of a channel, if any: a release was heard, or a local lease ended. */
+    void wakeOne(String channel) {
+        Waiter head;
+        synchronized (this) {
+            Deque<Waiter> queue = queues.get(channel);
+            head = queue == null ? null : queue.peekFirst();
+        }
+        if (head != null) {
+            head.wake();
+        }
+    }
+
+    @Override
+    public void message(String channel, String message) {
+        wakeOne(channel);
+    }
+
+    @Override
+    public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress address) {
+        // Messages published while disconnected were lost: every head waiter retries after a reconnect.
+        List<Waiter> heads = new ArrayList<>();
+        synchronized (this) {
+            for (Deque<Waiter> queue : queues.values()) {
+                heads.add(queue.peekFirst());
+            }
+        }
+        heads.forEach(Waiter::wake);
+    }
+
+    synchronized void close() {
+        closed = true;
+        if (connection != null) {
+            connection.thenAccept(StatefulRedisPubSubConnection::closeAsync);
+        }
+    }
+
+    private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection() {
+        if (connection == null || connection.isCompletedExceptionally()) {
+            connection = client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture()
+                    .thenApply(conn -> {
+                        conn.addListener((RedisPubSubListener<String, String>) this);
+                        conn.addListener((RedisConnectionStateListener) this);
+                        return conn;
+                    });
+        }
+        return connection;
+    }
+
+    private void unsubscribe(String channel) {
+        StatefulRedisPubSubConnection<String, String> conn = connection.getNow(null);
+        if (conn != null) {
+            conn.async().unsubscribe(channel).exceptionally(e -> {
+                // A stale subscription only delivers messages nobody waits for; it ends with the connection.
+                LOG.debug("unsubscribe from {} failed: {}", channel, e.toString());
+                return null;
+            });
+        }
+    }
+}

@@ -1,0 +1,248 @@
+package dev.warden.internal;
+
+import dev.warden.DistributedLock;
+import dev.warden.LockClient;
+import dev.warden.LockConfig;
+import dev.warden.LockException;
+import dev.warden.LockTimeoutException;
+import dev.warden.Ticker;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client: one command connection (Lettuce pipelines every thread's commands over it), the pub/sub
+ * {@link Notifier}, the {@link Watchdog}, a scheduler thread and a callback pool. Internal; use
+ * {@link LockClient#create(LockConfig)}.
+ */
+public final class RedisLockClient implements LockClient {
+    private static final Logger LOG = LoggerFactory.getLogger(RedisLockClient.class);
+    private static final AtomicInteger CLIENTS = new AtomicInteger();
+
+    private final LockConfig config;
+    private final ClientResources resources;
+    private final RedisClient redis;
+    private final StatefulRedisConnection<String, String> connection;
+    private final Scripts scripts;
+    private final Notifier notifier;
+    private final Watchdog watchdog;
+    private final ScheduledExecutorService scheduler;
+    private final boolean ownScheduler;
+    private final ExecutorService callbacks;
+    private final Tokens tokens = new Tokens();
+    private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
+    private final long awaitNanos;
+    private volatile boolean closed;
+
+    private RedisLockClient(LockConfig config, ClientResources resources, RedisClient redis,
+                            StatefulRedisConnection<String, String> connection, RedisURI uri) {
+        this.config = config;
+        this.resources = resources;
+        this.redis = redis;
+        this.connection = connection;
+        String prefix = "warden-" + config.clientName() + "-" + CLIENTS.incrementAndGet();
+        this.ownScheduler = config.scheduler().isEmpty();
+        this.scheduler = config.scheduler().orElseGet(() -> {
+            ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1, daemon(prefix + "-scheduler"));
+            own.setRemoveOnCancelPolicy(true);
+            return own;
+        });
+        this.callbacks = Executors.newCachedThreadPool(daemon(prefix + "-callback"));
+        this.scripts = new Scripts(connection.async());
+        this.notifier = new Notifier(redis, uri);
+        this.watchdog = new Watchdog(scheduler, config.ticker(), scripts);
+        // Lettuce's own timeout fires first; this bound only guards against a future that never completes.
+        this.awaitNanos = config.commandTimeout().toNanos() * 2 + TimeUnit.SECONDS.toNanos(1);
+    }
+
+    /**
+     * Connects and creates a client.
+     *
+     * @param config the configuration
+     * @return the client
+     * @throws NullPointerException if {@code config} is null
+     * @throws LockException        if Redis cannot be reached or refuses the connection
+     */
+    public static LockClient open(LockConfig config) {
+        Objects.requireNonNull(config, "config");
+        RedisURI uri = RedisUris.parse(config.redisUri());
+        uri.setTimeout(config.commandTimeout());
+        uri.setClientName(config.clientName());
+        ClientResources resources = DefaultClientResources.builder()
+                .ioThreadPoolSize(2)
+                .computationThreadPoolSize(2)
+                .build();
+        RedisClient redis = RedisClient.create(resources);
+        redis.setOptions(ClientOptions.builder()
+                .autoReconnect(true)
+                .timeoutOptions(TimeoutOptions.enabled(config.commandTimeout()))
+                .socketOptions(SocketOptions.builder()
+                        .connectTimeout(config.commandTimeout())
+                        .keepAlive(true)
+                        .build())
+                .build());
+        try {
+            return new RedisLockClient(config, resources, redis, redis.connect(StringCodec.UTF8, uri), uri);
+        } catch (RuntimeException e) {
+            LockException failure = Errors.translate(e, "connect to " + config.redisUriForDisplay());
+            try {
+                redis.shutdown(0, 1, TimeUnit.SECONDS);
+                resources.shutdown(0, 1, TimeUnit.SECONDS);
+            } catch (RuntimeException cleanup) {
+                failure.addSuppressed(cleanup);
+            }
+            throw failure;
+        }
+    }
+
+    @Override
+    public DistributedLock lock(String name) {
+        Require.lockName(name, MAX_NAME_LENGTH);
+        if (closed) {
+            throw new IllegalStateException("client is closed");
+        }
+        return new RedisLock(this, name);
+    }
+
+    @Override
+    public LockConfig config() {
+        return config;
+    }
+
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        for (Acquisition acquisition : new ArrayList<>(pending)) {
+            acquisition.result.completeExceptionally(new LockException("client closed while acquiring"));
+        }
+        List<CompletableFuture<Void>> releases = new ArrayList<>();
+        for (RedisLease lease : new ArrayList<>(watchdog.leases())) {
+            releases.add(lease.abandon());
+        }
+        watchdog.close();
+        try {
+            CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
+                    .get(config.commandTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("not every lease was released on close; the rest expire at the end of their lease: {}",
+                    e.toString());
+        }
+        notifier.close();
+        connection.close();
+        redis.shutdown(0, 2, TimeUnit.SECONDS);
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
+        if (ownScheduler) {
+            scheduler.shutdownNow();
+        }
+        callbacks.shutdown();
+    }
+
+    Ticker ticker() {
+        return config.ticker();
+    }
+
+    Scripts scripts() {
+        return scripts;
+    }
+
+    Notifier notifier() {
+        return notifier;
+    }
+
+    Watchdog watchdog() {
+        return watchdog;
+    }
+
+    ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    ExecutorService callbackExecutor() {
+        return callbacks;
+    }
+
+    Tokens tokens() {
+        return tokens;
+    }
+
+    void track(Acquisition acquisition) {
+        pending.add(acquisition);
+        if (closed) {
+            acquisition.result.completeExceptionally(new LockException("client is closed"));
+        }
+    }
+
+    void untrack(Acquisition acquisition) {
+        pending.remove(acquisition);
+    }
+
+    /** Runs a user callback on the callback pool; its failure is logged, since it has no caller to reach. */
+    void runCallback(Runnable callback) {
+        Runnable guarded = () -> {
+            try {
+                callback.run();
+            } catch (RuntimeException | Error e) {
+                LOG.warn("lease-lost callback failed", e);
+            }
+        };
+        try {
+            callbacks.execute(guarded);
+        } catch (RuntimeException e) {
+            // The pool is shut down: the client is closing, so run it here rather than lose it.
+            guarded.run();
+        }
+    }
+
+    /** Waits for a Redis operation's answer, translating failures. */
+    <T> T await(CompletableFuture<T> future, String what) {
+        try {
+            return future.get(awaitNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockException(what + ": interrupted", e);
+        } catch (ExecutionException e) {
+            throw Errors.translate(e.getCause(), what);
+        } catch (TimeoutException e) {
+            throw new LockTimeoutException(what + ": no answer within " + config.commandTimeout(), e);
+        }
+    }
+
+    private static ThreadFactory daemon(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+}

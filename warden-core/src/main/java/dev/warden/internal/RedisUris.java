@@ -1,0 +1,59 @@
+package dev.warden.internal;
+
+import io.lettuce.core.RedisURI;
+import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Parses Redis URIs and masks their passwords for messages. Internal; not part of the API. */
+public final class RedisUris {
+    private static final Pattern USER_INFO = Pattern.compile("^([a-zA-Z][a-zA-Z0-9+.-]*://)([^@/]*)@");
+
+    private RedisUris() {
+    }
+
+    /**
+     * Parses a {@code redis://} or {@code rediss://} URI.
+     *
+     * @param uri the URI
+     * @return the parsed URI
+     * @throws NullPointerException     if {@code uri} is null
+     * @throws IllegalArgumentException if it is malformed or of another scheme; the message masks any password
+     */
+    public static RedisURI parse(String uri) {
+        Objects.requireNonNull(uri, "redisUri");
+        String scheme = uri.contains("://") ? uri.substring(0, uri.indexOf("://")) : "";
+        Require.argument(scheme.equals("redis") || scheme.equals("rediss"),
+                "redisUri must start with redis:// or rediss://: %s", mask(uri));
+        RedisURI parsed;
+        try {
+            parsed = RedisURI.create(uri);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("redisUri is not a valid Redis URI: " + mask(uri), null);
+        }
+        Require.argument(parsed.getHost() != null && !parsed.getHost().isEmpty(),
+                "redisUri has no host: %s", mask(uri));
+        return parsed;
+    }
+
+    /**
+     * Replaces the password of a URI's user info with {@code ***} (the whole user info when it has no colon, since
+     * Redis URIs then read it as a password).
+     *
+     * @param uri the URI
+     * @return the URI safe to show
+     */
+    public static String mask(String uri) {
+        if (uri == null) {
+            return null;
+        }
+        Matcher m = USER_INFO.matcher(uri);
+        if (!m.find()) {
+            return uri;
+        }
+        String info = m.group(2);
+        int colon = info.indexOf(':');
+        String masked = colon >= 0 ? info.substring(0, colon) + ":***" : "***";
+        return m.group(1) + masked + "@" + uri.substring(m.end());
+    }
+}

@@ -1,0 +1,28 @@
+package dev.warden.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/** A Lua script loaded once from a {@code .lua} resource, with its SHA-1 for {@code EVALSHA}. */
+record Script(String name, String source, String sha) {
+    static Script load(String name) {
+        String resource = name + ".lua";
+        try (InputStream in = Script.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("missing script resource " + resource);
+            }
+            String source = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8));
+            return new Script(name, source, HexFormat.of().formatHex(digest));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read script resource " + resource, e);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is unavailable", e);
+        }
+    }
+}

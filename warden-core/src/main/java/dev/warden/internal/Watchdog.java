@@ -1,0 +1,170 @@
+package dev.warden.internal;
+
+import dev.warden.Ticker;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps renewed leases alive and detects lost ones, for all leases of one client on one scheduler.
+ *
+ * <p>A renewed lease is due a third of its lease after its last renewal was sent; every lease due within a small
+ * window is renewed in the same tick, in batches of up to {@value #BATCH} keys per script call, so that leases
+ * acquired together stay together and many leases cost few round trips. A lease whose local deadline passes
+ * without a successful renewal (fixed leases: at their end) is lost.
+ */
+final class Watchdog {
+    private static final Logger LOG = LoggerFactory.getLogger(Watchdog.class);
+    static final int BATCH = 100;
+
+    private final Set<RedisLease> leases = ConcurrentHashMap.newKeySet();
+    private final ScheduledExecutorService scheduler;
+    private final Ticker ticker;
+    private final Scripts scripts;
+    private ScheduledFuture<?> tick;
+    private volatile long tickAt;
+    private volatile boolean tickScheduled;
+    private boolean closed;
+
+    Watchdog(ScheduledExecutorService scheduler, Ticker ticker, Scripts scripts) {
+        this.scheduler = scheduler;
+        this.ticker = ticker;
+        this.scripts = scripts;
+    }
+
+    void register(RedisLease lease) {
+        // A new lease is not yet shared with the tick, so its first event can be read without the lock.
+        long event = lease.nextEvent();
+        leases.add(lease);
+        wakeAt(event);
+    }
+
+    void unregister(RedisLease lease) {
+        leases.remove(lease);
+    }
+
+    Set<RedisLease> leases() {
+        return leases;
+    }
+
+    synchronized void close() {
+        closed = true;
+        if (tick != null) {
+            tick.cancel(false);
+        }
+    }
+
+    private void wakeAt(long at) {
+        // Fast path without the lock: a tick at or before this time is already scheduled.
+        if (tickScheduled && tickAt - at <= 0) {
+            return;
+        }
+        synchronized (this) {
+            if (closed || (tickScheduled && tickAt - at <= 0)) {
+                return;
+            }
+            if (tick != null) {
+                tick.cancel(false);
+            }
+            tickAt = at;
+            tickScheduled = true;
+            tick = scheduler.schedule(this::tick, Math.max(0, at - ticker.read()), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void tick() {
+        List<RedisLease> due = new ArrayList<>();
+        List<RedisLease> lost = new ArrayList<>();
+        long next = 0;
+        boolean any = false;
+        synchronized (this) {
+            tickScheduled = false;
+            tick = null;
+            if (closed) {
+                return;
+            }
+            long now = ticker.read();
+            for (RedisLease lease : leases) {
+                if (!lease.active()) {
+                    leases.remove(lease);
+                } else if (now - lease.deadline() >= 0) {
+                    leases.remove(lease);
+                    lost.add(lease);
+                } else {
+                    if (lease.renewing && !lease.renewalInFlight && lease.nextRenewAt - now <= lease.window()) {
+                        lease.renewalInFlight = true;
+                        due.add(lease);
+                    }
+                    long event = lease.nextEvent();
+                    next = any && next - event < 0 ? next : event;
+                    any = true;
+                }
+            }
+        }
+        for (RedisLease lease : lost) {
+            lease.lose(lease.renewing ? "its lease ran out before a renewal succeeded"
+                    : "its fixed lease of " + lease.leaseMillis + " ms ran out before release");
+        }
+        for (int i = 0; i < due.size(); i += BATCH) {
+            renew(due.subList(i, Math.min(due.size(), i + BATCH)));
+        }
+        if (any) {
+            wakeAt(next);
+        }
+    }
+
+    private void renew(List<RedisLease> batch) {
+        String[] keys = new String[batch.size()];
+        String[] args = new String[batch.size() * 2];
+        for (int i = 0; i < batch.size(); i++) {
+            RedisLease lease = batch.get(i);
+            keys[i] = lease.keys.lock();
+            args[2 * i] = lease.token;
+            args[2 * i + 1] = Long.toString(lease.leaseMillis);
+        }
+        long sentAt = ticker.read();
+        scripts.renew(keys, args).whenComplete((results, error) -> onRenewed(batch, sentAt, results, error));
+    }
+
+    private void onRenewed(List<RedisLease> batch, long sentAt, List<Object> results, Throwable error) {
+        List<RedisLease> lost = new ArrayList<>();
+        long next = 0;
+        boolean any = false;
+        synchronized (this) {
+            long now = ticker.read();
+            for (int i = 0; i < batch.size(); i++) {
+                RedisLease lease = batch.get(i);
+                lease.renewalInFlight = false;
+                if (error != null) {
+                    // Retry soon; the lease is lost only when its deadline passes without a success.
+                    lease.nextRenewAt = now + lease.retryDelay();
+                } else if (Long.valueOf(1L).equals(results.get(i))) {
+                    lease.renewed(sentAt);
+                } else {
+                    leases.remove(lease);
+                    lost.add(lease);
+                    continue;
+                }
+                long event = lease.nextEvent();
+                next = any && next - event < 0 ? next : event;
+                any = true;
+            }
+        }
+        if (error != null) {
+            LOG.warn("renewal of {} leases failed, retrying until their deadlines: {}", batch.size(),
+                    Errors.unwrap(error).toString());
+        }
+        for (RedisLease lease : lost) {
+            lease.lose("a renewal found the lock expired or owned by another token");
+        }
+        if (any) {
+            wakeAt(next);
+        }
+    }
+}

@@ -1,0 +1,15 @@
+-- Read a lock's state atomically.
+-- KEYS[1] lock key, KEYS[2] waiters marker.
+-- Returns {held 0/1, remaining ms of the holder's lease or 0, last fence or 0, waiters marker present 0/1}.
+local current = redis.call('GET', KEYS[1])
+local waiting = redis.call('EXISTS', KEYS[2])
+if not current then return {0, 0, 0, waiting} end
+local fence, owner = string.match(current, '^(%d+):(.+)$')
+if fence then
+  return {1, math.max(redis.call('PTTL', KEYS[1]), 0), tonumber(fence), waiting}
+end
+fence = string.match(current, '^(%d+)$')
+if not fence then
+  return redis.error_reply('WARDEN key ' .. KEYS[1] .. ' holds a value that is not a Warden lock')
+end
+return {0, 0, tonumber(fence), waiting}

@@ -1,0 +1,175 @@
+package dev.warden;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class AcquireReleaseTest extends RedisTestSupport {
+
+    @Test
+    void acquireStoresARandomTokenWithAnExpiryInOneScript() {
+        DistributedLock lock = client(b -> b.defaultLease(Duration.ofSeconds(7))).lock("orders:1");
+        long before = scriptCalls();
+        Lease lease = lock.tryAcquire().orElseThrow();
+        assertThat(scriptCalls() - before).isEqualTo(1);
+        String value = (String) server.call("GET", "test:{orders:1}");
+        assertThat(value).matches("\\d+:[A-Za-z0-9_-]{22}");
+        assertThat(value).startsWith(lease.fencingToken() + ":");
+        long pttl = (Long) server.call("PTTL", "test:{orders:1}");
+        assertThat(pttl).isBetween(6_000L, 7_000L);
+        lease.release();
+    }
+
+    @Test
+    void everyAcquisitionHasItsOwnToken() {
+        DistributedLock lock = client().lock(uniqueName());
+        Set<String> tokens = new HashSet<>();
+        for (int i = 0; i < 50; i++) {
+            Lease lease = lock.tryAcquire().orElseThrow();
+            String value = (String) server.call("GET", "test:{" + lock.name() + "}");
+            tokens.add(value.substring(value.indexOf(':') + 1));
+            assertThat(lease.release()).isTrue();
+        }
+        assertThat(tokens).hasSize(50);
+    }
+
+    @Test
+    void tryAcquireIsEmptyWhileAnotherClientHoldsTheLock() {
+        String name = uniqueName();
+        Lease held = client().lock(name).tryAcquire().orElseThrow();
+        assertThat(client().lock(name).tryAcquire()).isEmpty();
+        assertThat(held.release()).isTrue();
+        assertThat(client().lock(name).tryAcquire()).isPresent();
+    }
+
+    @Test
+    void releaseReturnsTrueOnceThenFalse() {
+        Lease lease = client().lock(uniqueName()).tryAcquire().orElseThrow();
+        assertThat(lease.release()).isTrue();
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(lease.release()).isFalse();
+        lease.close();
+    }
+
+    @Test
+    void releaseAfterExpiryReturnsFalseAndKeepsNewOwner() throws Exception {
+        String name = uniqueName();
+        DistributedLock first = client().lock(name);
+        DistributedLock second = client().lock(name);
+        Lease stalled = first.tryAcquire(Duration.ZERO, Duration.ofMillis(300)).orElseThrow();
+        // The first holder stalls past its lease; the second client gets the lock.
+        Lease next = second.tryAcquire(Duration.ofSeconds(5)).orElseThrow();
+        assertThat(stalled.release()).isFalse();
+        assertThat(stalled.isHeld()).isFalse();
+        assertThat(next.isHeld()).isTrue();
+        assertThat(second.inspect().held()).isTrue();
+        assertThat((String) server.call("GET", "test:{" + name + "}")).startsWith(next.fencingToken() + ":");
+        stalled.close();
+        assertThat(next.release()).isTrue();
+    }
+
+    @Test
+    void closeReleasesAndIsIdempotent() {
+        DistributedLock lock = client().lock(uniqueName());
+        Lease lease = lock.tryAcquire().orElseThrow();
+        lease.close();
+        lease.close();
+        assertThat(lock.isLocked()).isFalse();
+        assertThat(lease.release()).isFalse();
+    }
+
+    @Test
+    void nineThreadsTryAtOnceAndExactlyOneWins() throws Exception {
+        String name = uniqueName();
+        List<DistributedLock> locks = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            locks.add(client().lock(name));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(9);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Optional<Lease>>> results = new ArrayList<>();
+            for (DistributedLock lock : locks) {
+                Callable<Optional<Lease>> task = () -> {
+                    start.await();
+                    long t0 = System.nanoTime();
+                    Optional<Lease> lease = lock.tryAcquire();
+                    // An immediate try answers at once, winner or not.
+                    assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
+                    return lease;
+                };
+                results.add(pool.submit(task));
+            }
+            start.countDown();
+            List<Lease> winners = new ArrayList<>();
+            for (Future<Optional<Lease>> result : results) {
+                result.get(10, TimeUnit.SECONDS).ifPresent(winners::add);
+            }
+            assertThat(winners).hasSize(1);
+            Lease winner = winners.get(0);
+            assertThat(winner.release()).isTrue();
+            assertThat(winner.release()).isFalse();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void leaseCanBeReleasedFromAnotherThread() throws Exception {
+        DistributedLock lock = client().lock(uniqueName());
+        Lease lease = lock.tryAcquire().orElseThrow();
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            assertThat(other.submit(lease::release).get(10, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            other.shutdownNow();
+        }
+        assertThat(lock.isLocked()).isFalse();
+    }
+
+    @Test
+    void inspectReportsHolderTtlAndLastFence() throws InterruptedException {
+        DistributedLock lock = client().lock(uniqueName());
+        LockInfo free = lock.inspect();
+        assertThat(free.held()).isFalse();
+        assertThat(free.lastFencingToken()).isZero();
+        assertThat(free.remainingLease()).isEqualTo(Duration.ZERO);
+        Lease lease = lock.tryAcquire(Duration.ZERO, Duration.ofSeconds(20)).orElseThrow();
+        LockInfo held = lock.inspect();
+        assertThat(held.held()).isTrue();
+        assertThat(lock.isLocked()).isTrue();
+        assertThat(held.lastFencingToken()).isEqualTo(lease.fencingToken());
+        assertThat(held.remainingLease()).isBetween(Duration.ofSeconds(15), Duration.ofSeconds(20));
+        assertThat(held.name()).isEqualTo(lock.name());
+        lease.release();
+        LockInfo released = lock.inspect();
+        assertThat(released.held()).isFalse();
+        assertThat(lock.isLocked()).isFalse();
+        assertThat(released.lastFencingToken()).isEqualTo(lease.fencingToken());
+    }
+
+    @Test
+    void forceReleaseRemovesAnyHolderAndKeepsTheFence() {
+        String name = uniqueName();
+        Lease lease = client().lock(name).tryAcquire().orElseThrow();
+        DistributedLock admin = client().lock(name);
+        assertThat(admin.forceRelease()).hasValue(lease.fencingToken());
+        assertThat(admin.forceRelease()).isEmpty();
+        assertThat(lease.release()).isFalse();
+        Lease next = admin.tryAcquire().orElseThrow();
+        assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+        next.release();
+    }
+}

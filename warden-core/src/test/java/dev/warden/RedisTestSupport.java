@@ -1,0 +1,104 @@
+package dev.warden;
+
+import dev.warden.redisserver.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+
+/** One real redis-server per test class, emptied before each test; clients made here are closed after it. */
+abstract class RedisTestSupport {
+    private static final AtomicInteger NAMES = new AtomicInteger();
+    static RedisServer server;
+    private final List<LockClient> clients = new ArrayList<>();
+
+    @BeforeAll
+    static void startServer() {
+        server = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @BeforeEach
+    void emptyServer() {
+        if (!server.isRunning()) {
+            server.restart();
+        }
+        server.call("FLUSHALL");
+        server.call("CONFIG", "RESETSTAT");
+    }
+
+    @AfterEach
+    void closeClients() {
+        clients.forEach(LockClient::close);
+        clients.clear();
+    }
+
+    LockClient client() {
+        return client(b -> { });
+    }
+
+    LockClient client(java.util.function.Consumer<LockConfig.Builder> settings) {
+        LockConfig.Builder builder = LockConfig.builder().redisUri(server.uri()).keyPrefix("test:")
+                .commandTimeout(Duration.ofSeconds(2));
+        settings.accept(builder);
+        LockClient client = LockClient.create(builder.build());
+        clients.add(client);
+        return client;
+    }
+
+    static String uniqueName() {
+        return "lock-" + NAMES.incrementAndGet();
+    }
+
+    /** How many times Redis ran a command since the last CONFIG RESETSTAT, from INFO commandstats. */
+    static long calls(String command) {
+        String info = (String) server.call("INFO", "commandstats");
+        for (String line : info.split("\r\n")) {
+            if (line.startsWith("cmdstat_" + command + ":")) {
+                for (String field : line.substring(line.indexOf(':') + 1).split(",")) {
+                    if (field.startsWith("calls=")) {
+                        return Long.parseLong(field.substring(6));
+                    }
+                }
+            }
+        }
+        return 0;
+    }
+
+    /** The scripts Redis ran (EVALSHA plus EVAL), the unit of cost of every Warden operation. */
+    static long scriptCalls() {
+        return calls("evalsha") + calls("eval");
+    }
+
+    static Map<String, Long> commandCounts(String... commands) {
+        Map<String, Long> counts = new java.util.TreeMap<>();
+        for (String command : commands) {
+            counts.put(command, calls(command));
+        }
+        return counts;
+    }
+
+    /** Waits, bounded, until a condition holds; the tests' only waiting loop, for liveness checks. */
+    static boolean eventually(Duration bound, java.util.function.BooleanSupplier condition)
+            throws InterruptedException {
+        long end = System.nanoTime() + bound.toNanos();
+        while (System.nanoTime() - end < 0) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            Thread.sleep(10);
+        }
+        return condition.getAsBoolean();
+    }
+}

@@ -1,0 +1,92 @@
+package dev.warden.redisserver;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Finds the {@code redis-server} executable: the path in the environment variable {@code REDIS_SERVER} when it is
+ * set, otherwise the binary shipped inside the {@code com.github.codemonstur:embedded-redis} artifact, extracted once
+ * into the temporary directory.
+ */
+public final class RedisBinary {
+    /** The environment variable that names a redis-server binary to use instead of the embedded one. */
+    public static final String ENV = "REDIS_SERVER";
+
+    private static final Map<String, String> EMBEDDED = Map.of(
+            "linux-amd64", "redis-server-6.2.6-v5-linux-amd64",
+            "linux-aarch64", "redis-server-6.2.7-linux-arm64",
+            "linux-x86", "redis-server-6.2.7-linux-386",
+            "mac-amd64", "redis-server-6.2.6-v5-darwin-amd64",
+            "mac-aarch64", "redis-server-6.2.6-v5-darwin-arm64");
+
+    private RedisBinary() {
+    }
+
+    /**
+     * Returns the redis-server executable to run.
+     *
+     * @return an executable file
+     * @throws IllegalStateException if {@code REDIS_SERVER} names a file that is not executable, or no embedded
+     *                               binary exists for this operating system and architecture
+     * @throws UncheckedIOException  if the embedded binary cannot be extracted
+     */
+    public static Path resolve() {
+        String configured = System.getenv(ENV);
+        if (configured != null && !configured.isBlank()) {
+            Path path = Path.of(configured);
+            if (!Files.isExecutable(path)) {
+                throw new IllegalStateException(ENV + " is not an executable file: " + configured);
+            }
+            return path;
+        }
+        return extractEmbedded();
+    }
+
+    private static synchronized Path extractEmbedded() {
+        String platform = platform();
+        String resource = EMBEDDED.get(platform);
+        if (resource == null) {
+            throw new IllegalStateException("no embedded redis-server for " + platform + "; set " + ENV);
+        }
+        try (InputStream in = RedisBinary.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("embedded-redis artifact missing from the class path: " + resource);
+            }
+            byte[] bytes = in.readAllBytes();
+            Path dir = Path.of(System.getProperty("java.io.tmpdir"), "warden-redis-" + System.getProperty("user.name"));
+            Files.createDirectories(dir);
+            Path target = dir.resolve(resource);
+            if (!Files.isExecutable(target) || Files.size(target) != bytes.length) {
+                // Write to a private file and move it into place, so concurrent JVMs never run a half-written binary.
+                Path partial = Files.createTempFile(dir, resource, ".part");
+                Files.write(partial, bytes);
+                if (!partial.toFile().setExecutable(true, false)) {
+                    throw new IOException("cannot make executable: " + partial);
+                }
+                Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            }
+            return target;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot extract the embedded redis-server " + resource, e);
+        }
+    }
+
+    private static String platform() {
+        String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
+        String family = os.contains("mac") ? "mac" : os.contains("linux") ? "linux" : os;
+        String cpu = switch (arch) {
+            case "amd64", "x86_64" -> "amd64";
+            case "aarch64", "arm64" -> "aarch64";
+            case "x86", "i386", "i686" -> "x86";
+            default -> arch;
+        };
+        return family + "-" + cpu;
+    }
+}

@@ -1,0 +1,360 @@
+package dev.warden.redisserver;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Stream;
+
+/**
+ * One real {@code redis-server} process listening on a free port of 127.0.0.1, with the faults tests need: kill
+ * (SIGKILL), pause and resume (SIGSTOP/SIGCONT), and restart on the same port with all data lost.
+ *
+ * <p>The server keeps no data on disk ({@code save ""}, no AOF), so a restart always starts empty. Create one with
+ * {@link #start()} or {@link #builder()}; {@link #close()} stops it and deletes its working directory.
+ * Not thread-safe: one test thread controls a server.
+ */
+public final class RedisServer implements AutoCloseable {
+    private static final String HOST = "127.0.0.1";
+    private static final String READY = "Ready to accept connections";
+    private static final int PORT_ATTEMPTS = 5;
+    private static final int LOG_LINES = 200;
+
+    private final Path binary;
+    private final List<String> extraArgs;
+    private final Duration startTimeout;
+    private final Path dir;
+    private final Deque<String> log = new ArrayDeque<>();
+    private int port;
+    private Process process;
+
+    private RedisServer(Builder builder) {
+        this.binary = builder.binary != null ? builder.binary : RedisBinary.resolve();
+        this.extraArgs = List.copyOf(builder.args);
+        this.startTimeout = builder.startTimeout;
+        this.port = builder.port;
+        try {
+            this.dir = Files.createTempDirectory("warden-redis-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Starts a plain server on a free loopback port.
+     *
+     * @return the running server
+     * @throws IllegalStateException if it does not become ready in time
+     */
+    public static RedisServer start() {
+        return builder().start();
+    }
+
+    /**
+     * Returns a builder for a server with extra arguments (replication, cluster mode, ...).
+     *
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return the loopback port the server listens on */
+    public int port() {
+        return port;
+    }
+
+    /** @return the loopback host, {@code 127.0.0.1} */
+    public String host() {
+        return HOST;
+    }
+
+    /** @return {@code redis://127.0.0.1:PORT} */
+    public String uri() {
+        return "redis://" + HOST + ":" + port;
+    }
+
+    /** @return the server's working directory */
+    public Path dir() {
+        return dir;
+    }
+
+    /** @return the process id of the running server */
+    public long pid() {
+        return requireProcess().pid();
+    }
+
+    /** @return whether the process is alive (a paused process is alive) */
+    public boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    /**
+     * Sends one command over a fresh connection and returns the decoded reply (see {@link Resp}).
+     *
+     * @param args the command and its arguments
+     * @return the reply
+     * @throws UncheckedIOException if the server cannot be reached or answers with an error
+     */
+    public Object call(String... args) {
+        try (Resp resp = new Resp(HOST, port, Duration.ofSeconds(10))) {
+            return resp.call(args);
+        } catch (IOException e) {
+            throw new UncheckedIOException(String.join(" ", args) + " on port " + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Kills the process with SIGKILL and waits for it to die. Its data is gone. */
+    public void kill() {
+        Process p = requireProcess();
+        p.destroyForcibly();
+        awaitExit(p);
+    }
+
+    /** Pauses the process with SIGSTOP: connections stay open, nothing is answered. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** Resumes a paused process with SIGCONT. */
+    public void resume() {
+        signal("CONT");
+    }
+
+    /**
+     * Kills the process if it runs and starts a new, empty one on the same port.
+     *
+     * @throws IllegalStateException if the new process does not become ready in time
+     */
+    public void restart() {
+        if (isRunning()) {
+            resume();
+            kill();
+        }
+        launch();
+    }
+
+    /** Stops the process (SIGKILL; nothing is persisted anyway) and deletes the working directory. Idempotent. */
+    @Override
+    public void close() {
+        if (isRunning()) {
+            process.destroyForcibly();
+            awaitExit(process);
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        } catch (IOException e) {
+            // The directory is temporary; the OS reclaims it if it cannot be removed now.
+        }
+    }
+
+    private RedisServer startFirst() {
+        IllegalStateException last = null;
+        boolean fixedPort = port != 0;
+        for (int attempt = 0; attempt < (fixedPort ? 1 : PORT_ATTEMPTS); attempt++) {
+            if (!fixedPort) {
+                port = freePort();
+            }
+            try {
+                launch();
+                return this;
+            } catch (IllegalStateException e) {
+                // Another process may have taken the port between probing and binding; try another.
+                last = e;
+            }
+        }
+        close();
+        throw last;
+    }
+
+    private void launch() {
+        List<String> command = new ArrayList<>();
+        command.add(binary.toString());
+        command.addAll(List.of("--port", Integer.toString(port), "--bind", HOST, "--save", "", "--appendonly", "no",
+                "--dir", dir.toString(), "--daemonize", "no", "--protected-mode", "no"));
+        command.addAll(extraArgs);
+        CompletableFuture<Void> ready = new CompletableFuture<>();
+        Process p;
+        try {
+            p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + binary, e);
+        }
+        process = p;
+        Thread drain = new Thread(() -> drain(p, ready), "redis-server-" + port + "-output");
+        drain.setDaemon(true);
+        drain.start();
+        try {
+            ready.get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            call("PING");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            p.destroyForcibly();
+            throw new IllegalStateException("interrupted while starting redis-server", e);
+        } catch (ExecutionException | TimeoutException | UncheckedIOException e) {
+            p.destroyForcibly();
+            awaitExit(p);
+            throw new IllegalStateException("redis-server on port " + port + " did not start: " + e.getMessage()
+                    + "\n" + recentLog(), e);
+        }
+    }
+
+    private void drain(Process p, CompletableFuture<Void> ready) {
+        try (BufferedReader reader = new BufferedReader(
+                new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = reader.readLine()) != null) {
+                synchronized (log) {
+                    if (log.size() == LOG_LINES) {
+                        log.removeFirst();
+                    }
+                    log.addLast(line);
+                }
+                if (line.contains(READY)) {
+                    ready.complete(null);
+                }
+            }
+        } catch (IOException e) {
+            ready.completeExceptionally(e);
+        }
+        ready.completeExceptionally(new IOException("redis-server exited"));
+    }
+
+    /** @return the last lines the process printed, for diagnostics */
+    public String recentLog() {
+        synchronized (log) {
+            return String.join("\n", log);
+        }
+    }
+
+    private void signal(String name) {
+        long pid = pid();
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + pid + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling redis-server", e);
+        }
+    }
+
+    private Process requireProcess() {
+        if (process == null) {
+            throw new IllegalStateException("redis-server was never started");
+        }
+        return process;
+    }
+
+    private static void awaitExit(Process p) {
+        try {
+            if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("redis-server " + p.pid() + " did not exit");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while stopping redis-server", e);
+        }
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free loopback port", e);
+        }
+    }
+
+    /** Builds a {@link RedisServer} with extra command-line arguments. */
+    public static final class Builder {
+        private final List<String> args = new ArrayList<>();
+        private Path binary;
+        private Duration startTimeout = Duration.ofSeconds(20);
+        private int port;
+
+        private Builder() {
+        }
+
+        /**
+         * Adds redis-server arguments, such as {@code "--replicaof", "127.0.0.1", "6379"}.
+         *
+         * @param values the arguments
+         * @return this builder
+         */
+        public Builder args(String... values) {
+            for (String value : values) {
+                args.add(Objects.requireNonNull(value, "arg"));
+            }
+            return this;
+        }
+
+        /**
+         * Uses this binary instead of {@link RedisBinary#resolve()}.
+         *
+         * @param path an executable redis-server
+         * @return this builder
+         */
+        public Builder binary(Path path) {
+            this.binary = Objects.requireNonNull(path, "binary");
+            return this;
+        }
+
+        /**
+         * Listens on this port instead of a free one.
+         *
+         * @param value a port number from 1 to 65535
+         * @return this builder
+         */
+        public Builder port(int value) {
+            if (value < 1 || value > 65535) {
+                throw new IllegalArgumentException("port must be from 1 to 65535: " + value);
+            }
+            this.port = value;
+            return this;
+        }
+
+        /**
+         * How long to wait for the server to accept connections.
+         *
+         * @param timeout a positive duration
+         * @return this builder
+         */
+        public Builder startTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "startTimeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("startTimeout must be positive: " + timeout);
+            }
+            this.startTimeout = timeout;
+            return this;
+        }
+
+        /**
+         * Starts the server.
+         *
+         * @return the running server
+         * @throws IllegalStateException if it does not become ready in time
+         */
+        public RedisServer start() {
+            return new RedisServer(this).startFirst();
+        }
+    }
+}
