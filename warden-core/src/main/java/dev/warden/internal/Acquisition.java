@@ -157,7 +157,7 @@ final class Acquisition implements Notifier.Waiter {
             // The script may have run although no answer came back: release by token so the lock is not held
             // until its lease ends by nobody.
             try {
-                client.scripts().release(lock.keys(), token, lock.name()).whenComplete((released, e) -> {
+                client.scripts().release(lock.keys(), token, client.instanceId()).whenComplete((released, e) -> {
                     if (e != null) {
                         LOG.debug("clean-up of failed acquire of '{}' failed: {}", lock.name(), e.toString());
                     }

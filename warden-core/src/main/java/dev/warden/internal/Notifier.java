@@ -34,14 +34,16 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
 
     private final RedisClient client;
     private final RedisURI uri;
+    private final String instanceId;
     private final Map<String, Deque<Waiter>> queues = new HashMap<>();
     private final Map<String, CompletableFuture<Void>> subscriptions = new HashMap<>();
     private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection;
     private boolean closed;
 
-    Notifier(RedisClient client, RedisURI uri) {
+    Notifier(RedisClient client, RedisURI uri, String instanceId) {
         this.client = client;
         this.uri = uri;
+        this.instanceId = instanceId;
     }
 
     /**
@@ -99,7 +101,10 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
 
     @Override
     public void message(String channel, String message) {
-        wakeOne(channel);
+        // This client's own releases already woke its head waiter locally; the echo would cost a futile retry.
+        if (!instanceId.equals(message)) {
+            wakeOne(channel);
+        }
     }
 
     @Override

@@ -98,7 +98,7 @@ final class RedisLease implements Lease {
         lock.client().watchdog().unregister(this);
         long released;
         try {
-            released = lock.client().await(lock.client().scripts().release(keys, token, lock.name()),
+            released = lock.client().await(lock.client().scripts().release(keys, token, lock.client().instanceId()),
                     "release of lock '" + lock.name() + "'");
         } catch (LockException e) {
             state.set(RELEASED);
@@ -133,7 +133,7 @@ final class RedisLease implements Lease {
             return CompletableFuture.completedFuture(null);
         }
         lock.client().watchdog().unregister(this);
-        return lock.client().scripts().release(keys, token, lock.name()).handle((released, error) -> {
+        return lock.client().scripts().release(keys, token, lock.client().instanceId()).handle((released, error) -> {
             state.set(RELEASED);
             if (error != null) {
                 LOG.warn("could not release abandoned lease of lock '{}'; it expires after {} ms: {}",
@@ -174,7 +174,7 @@ final class RedisLease implements Lease {
         return deadline;
     }
 
-    /** Within how long of its due time a renewal joins an earlier batch. */
+    /** How long before its due time a lease may join the batch of a lease due earlier. */
     long window() {
         return leaseNanos / 12;
     }
@@ -188,8 +188,8 @@ final class RedisLease implements Lease {
         if (!renewing || renewalInFlight) {
             return deadline;
         }
-        long renewAt = nextRenewAt - window();
-        return renewAt - deadline < 0 ? renewAt : deadline;
+        // Ticks fire when the earliest lease is due and take along every lease due within the window after it.
+        return nextRenewAt - deadline < 0 ? nextRenewAt : deadline;
     }
 
     /** A renewal sent at {@code sentAt} succeeded. Call with the watchdog's lock held. */

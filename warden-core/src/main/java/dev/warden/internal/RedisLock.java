@@ -134,7 +134,9 @@ final class RedisLock implements DistributedLock {
 
     @Override
     public OptionalLong forceRelease() {
-        long fence = client.await(client.scripts().forceRelease(keys, name), "forced release of lock '" + name + "'");
+        long fence = client.await(client.scripts().forceRelease(keys, client.instanceId()),
+                "forced release of lock '" + name + "'");
+        client.notifier().wakeOne(keys.channel());
         return fence == 0 ? OptionalLong.empty() : OptionalLong.of(fence);
     }
 
@@ -165,7 +167,10 @@ final class RedisLock implements DistributedLock {
         try {
             return acquisition.result.get();
         } catch (InterruptedException e) {
-            acquisition.result.cancel(false);
+            if (!acquisition.result.cancel(false)) {
+                // The lease arrived together with the interrupt: nobody will see it, so give it back.
+                acquisition.result.getNow(Optional.empty()).ifPresent(lease -> ((RedisLease) lease).abandon());
+            }
             throw e;
         } catch (ExecutionException e) {
             throw Errors.translate(e.getCause(), "acquire of lock '" + name + "'");

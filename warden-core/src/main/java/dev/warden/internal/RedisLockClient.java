@@ -53,6 +53,7 @@ public final class RedisLockClient implements LockClient {
     private final boolean ownScheduler;
     private final ExecutorService callbacks;
     private final Tokens tokens = new Tokens();
+    private final String instanceId = tokens.next();
     private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
     private final long awaitNanos;
     private volatile boolean closed;
@@ -72,7 +73,7 @@ public final class RedisLockClient implements LockClient {
         });
         this.callbacks = Executors.newCachedThreadPool(daemon(prefix + "-callback"));
         this.scripts = new Scripts(connection.async());
-        this.notifier = new Notifier(redis, uri);
+        this.notifier = new Notifier(redis, uri, instanceId);
         this.watchdog = new Watchdog(scheduler, config.ticker(), scripts);
         // Lettuce's own timeout fires first; this bound only guards against a future that never completes.
         this.awaitNanos = config.commandTimeout().toNanos() * 2 + TimeUnit.SECONDS.toNanos(1);
@@ -195,6 +196,11 @@ public final class RedisLockClient implements LockClient {
         return tokens;
     }
 
+    /** A random id of this client, sent as the wake-up message of its releases. */
+    String instanceId() {
+        return instanceId;
+    }
+
     void track(Acquisition acquisition) {
         pending.add(acquisition);
         if (closed) {
@@ -223,17 +229,30 @@ public final class RedisLockClient implements LockClient {
         }
     }
 
-    /** Waits for a Redis operation's answer, translating failures. */
+    /**
+     * Waits for the answer of a single Redis operation, translating failures. The wait is bounded by the command
+     * timeout, so it finishes even when the thread is interrupted (a release in a {@code finally} block of an
+     * interrupted thread must still release); the interrupt flag is set again afterwards.
+     */
     <T> T await(CompletableFuture<T> future, String what) {
+        boolean interrupted = false;
+        long end = config.ticker().read() + awaitNanos;
         try {
-            return future.get(awaitNanos, TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockException(what + ": interrupted", e);
-        } catch (ExecutionException e) {
-            throw Errors.translate(e.getCause(), what);
-        } catch (TimeoutException e) {
-            throw new LockTimeoutException(what + ": no answer within " + config.commandTimeout(), e);
+            while (true) {
+                try {
+                    return future.get(Math.max(0, end - config.ticker().read()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw Errors.translate(e.getCause(), what);
+                } catch (TimeoutException e) {
+                    throw new LockTimeoutException(what + ": no answer within " + config.commandTimeout(), e);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

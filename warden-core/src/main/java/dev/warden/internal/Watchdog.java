@@ -129,6 +129,7 @@ final class Watchdog {
             args[2 * i + 1] = Long.toString(lease.leaseMillis);
         }
         long sentAt = ticker.read();
+        LOG.debug("renewing {} leases in one call", batch.size());
         scripts.renew(keys, args).whenComplete((results, error) -> onRenewed(batch, sentAt, results, error));
     }
 

@@ -1,0 +1,109 @@
+package dev.warden;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import org.junit.jupiter.api.Test;
+
+class LockViewTest extends RedisTestSupport {
+
+    @Test
+    void lockIsReentrantPerThreadOverOneLease() throws Exception {
+        DistributedLock distributed = client().lock(uniqueName());
+        Lock lock = distributed.asLock();
+        assertThat(distributed.asLock()).isSameAs(lock);
+        lock.lock();
+        long fence = distributed.inspect().lastFencingToken();
+        assertThat(lock.tryLock()).isTrue();
+        lock.lockInterruptibly();
+        assertThat(distributed.inspect().lastFencingToken()).isEqualTo(fence);
+        lock.unlock();
+        lock.unlock();
+        assertThat(distributed.isLocked()).isTrue();
+        lock.unlock();
+        assertThat(distributed.isLocked()).isFalse();
+    }
+
+    @Test
+    void unlockByAThreadThatDoesNotHoldItThrows() throws Exception {
+        Lock lock = client().lock(uniqueName()).asLock();
+        assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
+        lock.lock();
+        CompletableFuture<Throwable> other = CompletableFuture.supplyAsync(() -> {
+            try {
+                lock.unlock();
+                return null;
+            } catch (Throwable t) {
+                return t;
+            }
+        });
+        assertThat(other.get(10, TimeUnit.SECONDS)).isInstanceOf(IllegalMonitorStateException.class);
+        lock.unlock();
+    }
+
+    @Test
+    void otherThreadOfTheSameViewWaitsForTheLock() throws Exception {
+        Lock lock = client().lock(uniqueName()).asLock();
+        lock.lock();
+        CompletableFuture<Boolean> other = CompletableFuture.supplyAsync(() -> {
+            try {
+                return lock.tryLock(200, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertThat(other.get(10, TimeUnit.SECONDS)).isFalse();
+        CompletableFuture<Boolean> later = CompletableFuture.supplyAsync(() -> {
+            try {
+                boolean got = lock.tryLock(10, TimeUnit.SECONDS);
+                lock.unlock();
+                return got;
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Thread.sleep(200);
+        lock.unlock();
+        assertThat(later.get(15, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void unlockAfterTheLeaseWasLostThrowsLeaseLost() throws Exception {
+        String name = uniqueName();
+        Lock lock = client(b -> b.defaultLease(Duration.ofMillis(500))).lock(name).asLock();
+        lock.lock();
+        client().lock(name).forceRelease();
+        assertThatThrownBy(lock::unlock).isInstanceOf(LeaseLostException.class).hasMessageContaining(name);
+        assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
+    }
+
+    @Test
+    void conditionsAreNotSupported() {
+        Lock lock = client().lock(uniqueName()).asLock();
+        assertThatThrownBy(lock::newCondition).isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
+    void lockWaitsThroughAnInterruptAndKeepsTheFlag() throws Exception {
+        String name = uniqueName();
+        Lease holder = client().lock(name).tryAcquire().orElseThrow();
+        Lock lock = client().lock(name).asLock();
+        CompletableFuture<Boolean> result = new CompletableFuture<>();
+        Thread thread = new Thread(() -> {
+            lock.lock();
+            result.complete(Thread.currentThread().isInterrupted());
+            lock.unlock();
+        });
+        thread.start();
+        Thread.sleep(200);
+        thread.interrupt();
+        Thread.sleep(200);
+        assertThat(result).isNotDone();
+        holder.release();
+        assertThat(result.get(10, TimeUnit.SECONDS)).isTrue();
+    }
+}

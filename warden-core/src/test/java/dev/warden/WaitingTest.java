@@ -1,0 +1,247 @@
+package dev.warden;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class WaitingTest extends RedisTestSupport {
+
+    @Test
+    void waiterIsWokenByTheReleaseLongBeforeTheHoldersTtl() throws Exception {
+        String name = uniqueName();
+        Lease holder = client().lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+        CompletableFuture<Optional<Lease>> waiter = client().lock(name).tryAcquireAsync(Duration.ofSeconds(20));
+        Thread.sleep(300);
+        assertThat(waiter).isNotDone();
+        long t0 = System.nanoTime();
+        holder.release();
+        Optional<Lease> lease = waiter.get(10, TimeUnit.SECONDS);
+        assertThat(lease).isPresent();
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+        lease.get().release();
+    }
+
+    @Test
+    void waitingDoesNotPollWhileTheHolderKeepsTheLock() throws Exception {
+        String name = uniqueName();
+        Lease holder = client().lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(10)).orElseThrow();
+        long before = scriptCalls();
+        Optional<Lease> lease = client().lock(name).tryAcquire(Duration.ofMillis(1500));
+        assertThat(lease).isEmpty();
+        // A first try, one more once subscribed, and one at the deadline: no retry loop in between.
+        assertThat(scriptCalls() - before).isBetween(1L, 3L);
+        holder.release();
+    }
+
+    @Test
+    void waiterRetriesWhenTheHoldersTtlRunsOutWithoutARelease() throws Exception {
+        String name = uniqueName();
+        client().lock(name).tryAcquire(Duration.ZERO, Duration.ofMillis(800)).orElseThrow();
+        long t0 = System.nanoTime();
+        Optional<Lease> lease = client().lock(name).tryAcquire(Duration.ofSeconds(20));
+        assertThat(lease).isPresent();
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isBetween(Duration.ofMillis(500), Duration.ofSeconds(5));
+        lease.get().release();
+    }
+
+    @Test
+    void waitEndsEmptyAtItsDeadline() throws Exception {
+        String name = uniqueName();
+        Lease holder = client().lock(name).tryAcquire().orElseThrow();
+        long t0 = System.nanoTime();
+        assertThat(client().lock(name).tryAcquire(Duration.ofMillis(400))).isEmpty();
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isBetween(Duration.ofMillis(400), Duration.ofSeconds(3));
+        holder.release();
+    }
+
+    @Test
+    void releasePublishesOnlyWhenSomeoneWaits() throws Exception {
+        DistributedLock lock = client().lock(uniqueName());
+        for (int i = 0; i < 50; i++) {
+            lock.tryAcquire().orElseThrow().release();
+        }
+        assertThat(calls("publish")).isZero();
+        Lease holder = lock.tryAcquire().orElseThrow();
+        CompletableFuture<Lease> waiter = client().lock(lock.name()).acquireAsync(Duration.ofSeconds(10));
+        Thread.sleep(200);
+        holder.release();
+        waiter.get(10, TimeUnit.SECONDS).release();
+        assertThat(calls("publish")).isPositive();
+    }
+
+    @Test
+    void oneClientUsesOnePubSubConnectionForAllItsWaiters() throws Exception {
+        LockClient holders = client(b -> b.clientName("holders"));
+        LockClient waiters = client(b -> b.clientName("waiters"));
+        List<Lease> held = new ArrayList<>();
+        List<CompletableFuture<Optional<Lease>>> waits = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            String name = uniqueName();
+            held.add(holders.lock(name).tryAcquire().orElseThrow());
+            for (int j = 0; j < 4; j++) {
+                waits.add(waiters.lock(name).tryAcquireAsync(Duration.ofSeconds(20)));
+            }
+        }
+        Thread.sleep(300);
+        String clientList = (String) server.call("CLIENT", "LIST");
+        long connections = clientList.lines().filter(line -> line.contains("name=waiters ")).count();
+        assertThat(connections).isEqualTo(2);
+        for (Lease lease : held) {
+            lease.release();
+        }
+        int acquired = 0;
+        for (int round = 0; round < 4 && acquired < 20; round++) {
+            for (CompletableFuture<Optional<Lease>> wait : waits) {
+                if (wait.isDone() && wait.get().isPresent() && wait.get().get().isHeld()) {
+                    wait.get().get().release();
+                    acquired++;
+                }
+            }
+            Thread.sleep(300);
+        }
+        for (CompletableFuture<Optional<Lease>> wait : waits) {
+            assertThat(wait.get(10, TimeUnit.SECONDS)).isPresent();
+        }
+    }
+
+    @Test
+    void interruptedAcquireThrowsAndLeavesTheLockFree() throws Exception {
+        String name = uniqueName();
+        Lease holder = client().lock(name).tryAcquire().orElseThrow();
+        DistributedLock lock = client().lock(name);
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                lock.acquire();
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        });
+        waiter.start();
+        Thread.sleep(300);
+        waiter.interrupt();
+        waiter.join(5_000);
+        assertThat(waiter.isAlive()).isFalse();
+        assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+        holder.release();
+        Thread.sleep(300);
+        assertThat(lock.isLocked()).isFalse();
+    }
+
+    @Test
+    void lockGrantedAtTheMomentOfAnInterruptIsReleasedNeverLeaked() throws Exception {
+        String name = uniqueName();
+        DistributedLock holderLock = client().lock(name);
+        DistributedLock waiterLock = client().lock(name);
+        for (int i = 0; i < 30; i++) {
+            Lease holder = holderLock.tryAcquire(Duration.ofSeconds(5)).orElseThrow();
+            AtomicReference<Lease> got = new AtomicReference<>();
+            Thread waiter = new Thread(() -> {
+                try {
+                    got.set(waiterLock.acquire());
+                } catch (InterruptedException e) {
+                    // expected in most rounds
+                }
+            });
+            waiter.start();
+            Thread.sleep(20);
+            holder.release();
+            Thread.sleep(i % 3);
+            waiter.interrupt();
+            waiter.join(5_000);
+            if (got.get() != null) {
+                got.get().release();
+            }
+            assertThat(eventually(Duration.ofSeconds(3), () -> !holderLock.isLocked()))
+                    .as("round %d: the lock must be free once nobody holds a lease", i).isTrue();
+        }
+    }
+
+    @Test
+    void acquireAsyncWaitsWithoutBlockingAThreadPerWaiter() throws Exception {
+        LockClient holders = client();
+        LockClient waiters = client();
+        List<Lease> held = new ArrayList<>();
+        List<CompletableFuture<Lease>> futures = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            String name = uniqueName();
+            held.add(holders.lock(name).tryAcquire().orElseThrow());
+        }
+        int threadsBefore = Thread.activeCount();
+        for (Lease lease : held) {
+            futures.add(waiters.lock(lease.lockName()).acquireAsync(Duration.ofSeconds(30)));
+        }
+        Thread.sleep(500);
+        assertThat(Thread.activeCount() - threadsBefore).isLessThan(10);
+        assertThat(futures).allMatch(f -> !f.isDone());
+        for (Lease lease : held) {
+            lease.release();
+        }
+        for (CompletableFuture<Lease> future : futures) {
+            Lease lease = future.get(10, TimeUnit.SECONDS);
+            assertThat(lease.isHeld()).isTrue();
+            lease.release();
+        }
+    }
+
+    @Test
+    void acquireAsyncCompletesWithTimeoutExceptionWhenTheWaitRunsOut() throws Exception {
+        String name = uniqueName();
+        Lease holder = client().lock(name).tryAcquire().orElseThrow();
+        CompletableFuture<Lease> future = client().lock(name).acquireAsync(Duration.ofMillis(300));
+        assertThatThrownBy(() -> future.get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(TimeoutException.class);
+        holder.release();
+    }
+
+    @Test
+    void cancelledAsyncAcquireStopsWaitingAndNeverTakesTheLock() throws Exception {
+        String name = uniqueName();
+        Lease holder = client().lock(name).tryAcquire().orElseThrow();
+        DistributedLock lock = client().lock(name);
+        CompletableFuture<Lease> future = lock.acquireAsync(Duration.ofSeconds(30));
+        Thread.sleep(200);
+        assertThat(future.cancel(true)).isTrue();
+        holder.release();
+        Thread.sleep(500);
+        assertThat(lock.isLocked()).isFalse();
+        assertThat(lock.inspect().held()).isFalse();
+    }
+
+    @Test
+    void eightWaitersInOneClientAllGetTheLockInTurn() throws Exception {
+        String name = uniqueName();
+        LockClient client = client();
+        Lease first = client.lock(name).tryAcquire().orElseThrow();
+        List<CompletableFuture<Lease>> futures = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            futures.add(client.lock(name).acquireAsync(Duration.ofSeconds(20)));
+        }
+        Thread.sleep(300);
+        long before = scriptCalls();
+        first.release();
+        List<CompletableFuture<Lease>> remaining = new ArrayList<>(futures);
+        int handoffs = 0;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!remaining.isEmpty() && System.nanoTime() - end < 0) {
+            CompletableFuture<Object> any = CompletableFuture.anyOf(remaining.toArray(CompletableFuture[]::new));
+            Lease lease = (Lease) any.get(10, TimeUnit.SECONDS);
+            remaining.removeIf(f -> f.isDone() && f.join() == lease);
+            assertThat(lease.release()).isTrue();
+            handoffs++;
+        }
+        assertThat(handoffs).isEqualTo(8);
+        // Waiters of one client queue locally: a release and an acquire per handoff, not a retry per waiter.
+        assertThat(scriptCalls() - before).isLessThanOrEqualTo(8L * 2 + 2);
+    }
+}
