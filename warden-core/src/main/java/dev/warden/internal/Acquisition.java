@@ -152,7 +152,7 @@ final class Acquisition implements Notifier.Waiter {
     }
 
     private void fail(Throwable error, boolean mayHaveAcquired) {
-        LockException failure = Errors.translate(error, "acquire of lock '" + lock.name() + "'");
+        LockException failure = Errors.translate(error, lock.describe("acquire"));
         if (mayHaveAcquired && (failure instanceof LockTimeoutException || failure instanceof LockConnectionException)) {
             // The script may have run although no answer came back: release by token so the lock is not held
             // until its lease ends by nobody.

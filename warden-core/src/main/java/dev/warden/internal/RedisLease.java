@@ -99,7 +99,7 @@ final class RedisLease implements Lease {
         long released;
         try {
             released = lock.client().await(lock.client().scripts().release(keys, token, lock.client().instanceId()),
-                    "release of lock '" + lock.name() + "'");
+                    lock.describe("release"));
         } catch (LockException e) {
             state.set(RELEASED);
             throw e;

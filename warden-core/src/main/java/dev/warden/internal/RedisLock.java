@@ -35,6 +35,11 @@ final class RedisLock implements DistributedLock {
         return keys;
     }
 
+    /** Names an operation on this lock for error messages, with its key. */
+    String describe(String operation) {
+        return operation + " of lock '" + name + "' (key " + keys.lock() + ")";
+    }
+
     RedisLockClient client() {
         return client;
     }
@@ -46,7 +51,7 @@ final class RedisLock implements DistributedLock {
             return awaitInterruptibly(acquisition);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LockException("acquire of lock '" + name + "': interrupted", e);
+            throw new LockException(describe("acquire") + ": interrupted", e);
         }
     }
 
@@ -78,7 +83,7 @@ final class RedisLock implements DistributedLock {
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (ExecutionException e) {
-                    throw Errors.translate(e.getCause(), "acquire of lock '" + name + "'");
+                    throw Errors.translate(e.getCause(), describe("acquire"));
                 }
             }
         } finally {
@@ -94,7 +99,7 @@ final class RedisLock implements DistributedLock {
         CompletableFuture<Lease> out = new CompletableFuture<>();
         acquisition.result.whenCompleteAsync((lease, error) -> {
             if (error != null) {
-                out.completeExceptionally(Errors.translate(error, "acquire of lock '" + name + "'"));
+                out.completeExceptionally(Errors.translate(error, describe("acquire")));
             } else if (lease.isEmpty()) {
                 out.completeExceptionally(new TimeoutException("lock '" + name + "' not acquired within " + wait));
             } else if (!out.complete(lease.get())) {
@@ -111,7 +116,7 @@ final class RedisLock implements DistributedLock {
         CompletableFuture<Optional<Lease>> out = new CompletableFuture<>();
         acquisition.result.whenCompleteAsync((lease, error) -> {
             if (error != null) {
-                out.completeExceptionally(Errors.translate(error, "acquire of lock '" + name + "'"));
+                out.completeExceptionally(Errors.translate(error, describe("acquire")));
             } else if (!out.complete(lease)) {
                 lease.ifPresent(l -> ((RedisLease) l).abandon());
             }
@@ -127,7 +132,7 @@ final class RedisLock implements DistributedLock {
 
     @Override
     public LockInfo inspect() {
-        List<Object> reply = client.await(client.scripts().inspect(keys), "inspect of lock '" + name + "'");
+        List<Object> reply = client.await(client.scripts().inspect(keys), describe("inspect"));
         return new LockInfo(name, (Long) reply.get(0) == 1L, Duration.ofMillis((Long) reply.get(1)),
                 (Long) reply.get(2), (Long) reply.get(3) == 1L);
     }
@@ -135,7 +140,7 @@ final class RedisLock implements DistributedLock {
     @Override
     public OptionalLong forceRelease() {
         long fence = client.await(client.scripts().forceRelease(keys, client.instanceId()),
-                "forced release of lock '" + name + "'");
+                describe("forced release"));
         client.notifier().wakeOne(keys.channel());
         return fence == 0 ? OptionalLong.empty() : OptionalLong.of(fence);
     }
@@ -173,7 +178,7 @@ final class RedisLock implements DistributedLock {
             }
             throw e;
         } catch (ExecutionException e) {
-            throw Errors.translate(e.getCause(), "acquire of lock '" + name + "'");
+            throw Errors.translate(e.getCause(), describe("acquire"));
         }
     }
 

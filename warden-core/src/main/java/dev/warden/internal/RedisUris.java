@@ -1,6 +1,8 @@
 package dev.warden.internal;
 
 import io.lettuce.core.RedisURI;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -27,12 +29,16 @@ public final class RedisUris {
                 "redisUri must start with redis:// or rediss://: %s", mask(uri));
         RedisURI parsed;
         try {
+            // java.net.URI rejects a malformed authority (such as a port that is not a number) that Lettuce
+            // would take for part of the host name.
+            Require.argument(new URI(uri).getHost() != null, "redisUri has no valid host and port: %s", mask(uri));
             parsed = RedisURI.create(uri);
-        } catch (RuntimeException e) {
+        } catch (URISyntaxException | RuntimeException e) {
+            if (e instanceof IllegalArgumentException && e.getMessage().startsWith("redisUri")) {
+                throw (IllegalArgumentException) e;
+            }
             throw new IllegalArgumentException("redisUri is not a valid Redis URI: " + mask(uri), null);
         }
-        Require.argument(parsed.getHost() != null && !parsed.getHost().isEmpty(),
-                "redisUri has no host: %s", mask(uri));
         return parsed;
     }
 
