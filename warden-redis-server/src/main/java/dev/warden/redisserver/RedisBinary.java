@@ -25,7 +25,39 @@ public final class RedisBinary {
             "mac-amd64", "redis-server-6.2.6-v5-darwin-amd64",
             "mac-aarch64", "redis-server-6.2.6-v5-darwin-arm64");
 
+    private static final java.util.concurrent.ConcurrentHashMap<Path, Integer> MAJOR_VERSIONS =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
     private RedisBinary() {
+    }
+
+    /**
+     * Returns the major version of a redis-server binary, from {@code redis-server --version}.
+     *
+     * @param binary the executable
+     * @return the major version, such as 6 or 7
+     * @throws IllegalStateException if the version cannot be read
+     */
+    public static int majorVersion(Path binary) {
+        return MAJOR_VERSIONS.computeIfAbsent(binary, RedisBinary::readMajorVersion);
+    }
+
+    private static int readMajorVersion(Path binary) {
+        try {
+            Process p = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+            String output = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            p.waitFor();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("v=(\\d+)\\.").matcher(output);
+            if (!m.find()) {
+                throw new IllegalStateException("cannot read the version of " + binary + ": " + output.trim());
+            }
+            return Integer.parseInt(m.group(1));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + binary + " --version", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading the redis-server version", e);
+        }
     }
 
     /**

@@ -100,6 +100,11 @@ public final class RedisServer implements AutoCloseable {
         return requireProcess().pid();
     }
 
+    /** @return the major version of the server binary, such as 6 or 7 */
+    public int majorVersion() {
+        return RedisBinary.majorVersion(binary);
+    }
+
     /** @return whether the process is alive (a paused process is alive) */
     public boolean isRunning() {
         return process != null && process.isAlive();
@@ -188,6 +193,10 @@ public final class RedisServer implements AutoCloseable {
         command.add(binary.toString());
         command.addAll(List.of("--port", Integer.toString(port), "--bind", HOST, "--save", "", "--appendonly", "no",
                 "--dir", dir.toString(), "--daemonize", "no", "--protected-mode", "no"));
+        if (RedisBinary.majorVersion(binary) >= 7) {
+            // Redis 7 disables DEBUG by default; fault tests need DEBUG SLEEP from loopback.
+            command.addAll(List.of("--enable-debug-command", "local"));
+        }
         command.addAll(extraArgs);
         CompletableFuture<Void> ready = new CompletableFuture<>();
         Process p;

@@ -77,6 +77,14 @@ class RedisServerTest {
     }
 
     @Test
+    void debugSleepIsAvailableForFaultTests() {
+        try (RedisServer server = RedisServer.start()) {
+            assertThat(server.majorVersion()).isGreaterThanOrEqualTo(6);
+            assertThat(server.call("DEBUG", "SLEEP", "0")).isEqualTo("OK");
+        }
+    }
+
+    @Test
     void extraArgumentsReachTheServer() {
         try (RedisServer server = RedisServer.builder().args("--maxmemory", "12345678").start()) {
             assertThat(server.call("CONFIG", "GET", "maxmemory")).isEqualTo(List.of("maxmemory", "12345678"));

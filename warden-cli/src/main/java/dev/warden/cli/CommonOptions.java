@@ -1,0 +1,29 @@
+package dev.warden.cli;
+
+import dev.warden.LockConfig;
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/** The options every command takes: which Redis, which key prefix, how long a Redis command may take. */
+final class CommonOptions {
+    @Option(names = "--redis", paramLabel = "URI", defaultValue = "${env:WARDEN_REDIS:-redis://127.0.0.1:6379}",
+            description = "Redis server URI (default: $WARDEN_REDIS, else ${DEFAULT-VALUE}); "
+                    + "redis:// or rediss://, user:password@, /db")
+    String redis;
+
+    @Option(names = "--prefix", paramLabel = "PREFIX", defaultValue = LockConfig.DEFAULT_KEY_PREFIX,
+            description = "key prefix (default: ${DEFAULT-VALUE})")
+    String prefix;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "3s", converter = Durations.class,
+            description = "how long one Redis command may take (default: ${DEFAULT-VALUE})")
+    Duration timeout;
+
+    @Option(names = {"-v", "--verbose"}, description = "show stack traces and library warnings")
+    boolean verbose;
+
+    /** Builds the client configuration; a bad value throws {@link IllegalArgumentException} naming it. */
+    LockConfig.Builder config() {
+        return LockConfig.builder().redisUri(redis).keyPrefix(prefix).commandTimeout(timeout).clientName("warden-cli");
+    }
+}

@@ -1,0 +1,29 @@
+package dev.warden.cli;
+
+/**
+ * The exit codes of {@code warden}, besides the exit code of the command that {@code warden run} ran, which passes
+ * through unchanged (128 + N when the command died of signal N). They follow sysexits(3) and the shells' 126/127.
+ */
+final class ExitCodes {
+    /** Success. */
+    static final int OK = 0;
+    /** A demo invariant was violated. */
+    static final int INVARIANT_VIOLATED = 1;
+    /** Bad command line: unknown option, malformed duration or URI, missing command. */
+    static final int USAGE = 64;
+    /** Redis could not be reached, timed out, or answered with an error. */
+    static final int REDIS_UNAVAILABLE = 69;
+    /** Warden itself failed unexpectedly. */
+    static final int INTERNAL = 70;
+    /** {@code warden run}: the lock was not acquired within {@code --wait}. */
+    static final int NOT_ACQUIRED = 75;
+    /** {@code warden run}: the lease was lost while the command ran, and the command was terminated. */
+    static final int LEASE_LOST = 76;
+    /** {@code warden run}: the command exists but could not be executed. */
+    static final int CANNOT_EXECUTE = 126;
+    /** {@code warden run}: the command was not found. */
+    static final int NOT_FOUND = 127;
+
+    private ExitCodes() {
+    }
+}

@@ -1,0 +1,62 @@
+package dev.warden.cli;
+
+import dev.warden.LockException;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code warden} command line. */
+@Command(name = "warden", mixinStandardHelpOptions = true, version = "warden 0.1.0",
+        description = "Distributed locks on Redis from the command line.",
+        subcommands = {DemoCommand.class, RunCommand.class, InspectCommand.class, ReleaseCommand.class,
+                DemoWorker.class, CommandLine.HelpCommand.class},
+        footer = {"", "Exit codes: the command's own for 'run'; 64 usage, 69 Redis unavailable, 70 internal error,",
+                "75 lock not acquired within --wait, 76 lease lost while the command ran, 126/127 command not runnable."})
+public final class Main {
+    private Main() {
+    }
+
+    /**
+     * Runs the command line and exits with its code.
+     *
+     * @param args the arguments
+     */
+    public static void main(String[] args) {
+        if (java.util.Arrays.asList(args).contains("--verbose") || java.util.Arrays.asList(args).contains("-v")) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
+        System.exit(commandLine().execute(args));
+    }
+
+    static CommandLine commandLine() {
+        CommandLine cli = new CommandLine(new Main());
+        cli.setExecutionExceptionHandler(Main::onError);
+        cli.setParameterExceptionHandler((ex, args) -> {
+            PrintWriter err = ex.getCommandLine().getErr();
+            err.println("warden: " + ex.getMessage());
+            err.println("Try 'warden " + ex.getCommandLine().getCommandName() + " --help'.");
+            return ExitCodes.USAGE;
+        });
+        return cli;
+    }
+
+    private static int onError(Exception ex, CommandLine cli, CommandLine.ParseResult parsed) {
+        PrintWriter err = cli.getErr();
+        boolean verbose = parsed.expandedArgs().contains("--verbose") || parsed.expandedArgs().contains("-v");
+        String message = ex.getMessage() == null ? ex.toString() : ex.getMessage();
+        int code;
+        if (ex instanceof IllegalArgumentException || ex instanceof NullPointerException) {
+            code = ExitCodes.USAGE;
+        } else if (ex instanceof LockException) {
+            code = ExitCodes.REDIS_UNAVAILABLE;
+        } else {
+            code = ExitCodes.INTERNAL;
+            message = ex.toString();
+        }
+        err.println("warden: " + message.lines().findFirst().orElse(message));
+        if (verbose) {
+            ex.printStackTrace(err);
+        }
+        return code;
+    }
+}

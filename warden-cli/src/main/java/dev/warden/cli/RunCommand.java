@@ -1,0 +1,129 @@
+package dev.warden.cli;
+
+import dev.warden.Lease;
+import dev.warden.LockClient;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+import sun.misc.Signal;
+
+/**
+ * {@code warden run NAME [--wait D] [--lease D] [--grace D] -- CMD [ARGS...]}: runs a command while holding a lock,
+ * like flock(1) across machines.
+ */
+@Command(name = "run", description = {"Run a command while holding a lock; the lock is released when it exits.",
+        "The command's stdin, stdout and stderr pass through, its exit code becomes warden's, and it finds the",
+        "fencing token in WARDEN_FENCING_TOKEN. If the lease is lost, the command gets SIGTERM, then SIGKILL after",
+        "--grace, and warden exits with 76. SIGINT and SIGTERM sent to warden are passed to the command."})
+final class RunCommand implements Callable<Integer> {
+    @Mixin
+    CommonOptions common;
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "the lock's name")
+    String name;
+
+    @Parameters(index = "1..*", arity = "1..*", paramLabel = "CMD",
+            description = "the command and its arguments, after --")
+    List<String> command;
+
+    @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "0", converter = Durations.class,
+            description = "how long to wait for the lock (default: fail at once)")
+    Duration wait;
+
+    @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "30s", converter = Durations.class,
+            description = "the lease, renewed by the watchdog every third of it while the command runs "
+                    + "(default: ${DEFAULT-VALUE})")
+    Duration lease;
+
+    @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "10s", converter = Durations.class,
+            description = "after a lost lease, how long the command has between SIGTERM and SIGKILL "
+                    + "(default: ${DEFAULT-VALUE})")
+    Duration grace;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        PrintWriter err = spec.commandLine().getErr();
+        try (LockClient client = LockClient.create(common.config().defaultLease(lease).build())) {
+            Optional<Lease> acquired = client.lock(name).tryAcquire(wait);
+            if (acquired.isEmpty()) {
+                err.println("warden: lock '" + name + "' is held by another process; not acquired within "
+                        + Durations.format(wait));
+                err.flush();
+                return ExitCodes.NOT_ACQUIRED;
+            }
+            try (Lease held = acquired.get()) {
+                return runHolding(held, err);
+            }
+        }
+    }
+
+    private int runHolding(Lease held, PrintWriter err) throws InterruptedException {
+        ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
+        builder.environment().put("WARDEN_FENCING_TOKEN", Long.toString(held.fencingToken()));
+        builder.environment().put("WARDEN_LOCK", name);
+        Process child;
+        try {
+            child = builder.start();
+        } catch (IOException e) {
+            boolean missing = e.getMessage() != null && e.getMessage().contains("error=2,");
+            err.println("warden: cannot run '" + command.get(0) + "': " + (missing ? "command not found"
+                    : e.getMessage()));
+            err.flush();
+            return missing ? ExitCodes.NOT_FOUND : ExitCodes.CANNOT_EXECUTE;
+        }
+        forwardSignal("INT", child);
+        forwardSignal("TERM", child);
+        AtomicBoolean lost = new AtomicBoolean();
+        held.onLost(() -> {
+            lost.set(true);
+            terminate(child);
+        });
+        int code = child.waitFor();
+        if (lost.get()) {
+            err.println("warden: the lease of lock '" + name + "' was lost while the command ran; "
+                    + "the command was terminated");
+            err.flush();
+            return ExitCodes.LEASE_LOST;
+        }
+        return code;
+    }
+
+    /** SIGTERM to the command and its descendants, SIGKILL to whatever still runs after the grace period. */
+    private void terminate(Process child) {
+        child.descendants().forEach(ProcessHandle::destroy);
+        child.destroy();
+        try {
+            if (!child.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
+                child.descendants().forEach(ProcessHandle::destroyForcibly);
+                child.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            child.destroyForcibly();
+        }
+    }
+
+    private static void forwardSignal(String signal, Process child) {
+        Signal.handle(new Signal(signal), received -> {
+            try {
+                new ProcessBuilder("kill", "-" + signal, Long.toString(child.pid())).inheritIO().start();
+            } catch (IOException e) {
+                child.destroy();
+            }
+        });
+    }
+}
