@@ -10,9 +10,9 @@ import java.util.Objects;
  * @param held             whether someone holds the lock
  * @param remainingLease   how long the holder's lease still runs on the server; {@link Duration#ZERO} when free
  * @param lastFencingToken the last fencing token issued for this name, or 0 if none is known
- * @param waiting          whether some client has registered as waiting for the lock
+ * @param waiters          how many acquisitions, in any client, are registered as waiting for the lock
  */
-public record LockInfo(String name, boolean held, Duration remainingLease, long lastFencingToken, boolean waiting) {
+public record LockInfo(String name, boolean held, Duration remainingLease, long lastFencingToken, int waiters) {
     /**
      * Validates the components.
      *

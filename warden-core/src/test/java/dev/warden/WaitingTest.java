@@ -76,7 +76,36 @@ class WaitingTest extends RedisTestSupport {
         Thread.sleep(200);
         holder.release();
         waiter.get(10, TimeUnit.SECONDS).release();
-        assertThat(calls("publish")).isPositive();
+        long published = calls("publish");
+        assertThat(published).isPositive();
+        // The waiter left the waiters set when it got the lock: later releases publish nothing.
+        for (int i = 0; i < 20; i++) {
+            lock.tryAcquire().orElseThrow().release();
+        }
+        assertThat(calls("publish")).isEqualTo(published);
+    }
+
+    @Test
+    void inspectCountsWaitersAndTheWaitersSetGoesWithTheLastOne() throws Exception {
+        String name = uniqueName();
+        DistributedLock lock = client().lock(name);
+        Lease holder = lock.tryAcquire().orElseThrow();
+        List<CompletableFuture<Lease>> waiters = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            waiters.add(client().lock(name).acquireAsync(Duration.ofSeconds(20)));
+        }
+        assertThat(eventually(Duration.ofSeconds(5), () -> lock.inspect().waiters() == 3)).isTrue();
+        holder.release();
+        for (int i = 0; i < 3; i++) {
+            CompletableFuture<Object> any = CompletableFuture.anyOf(waiters.stream()
+                    .filter(f -> !(f.isDone() && !f.join().isHeld())).toArray(CompletableFuture[]::new));
+            ((Lease) any.get(10, TimeUnit.SECONDS)).release();
+        }
+        for (CompletableFuture<Lease> waiter : waiters) {
+            assertThat(waiter.get(10, TimeUnit.SECONDS).isHeld()).isFalse();
+        }
+        assertThat(lock.inspect().waiters()).isZero();
+        assertThat(server.call("KEYS", "*")).isEqualTo(List.of("test:{" + name + "}"));
     }
 
     @Test

@@ -30,7 +30,7 @@ final class InspectCommand implements Callable<Integer> {
             out.println("state:         " + (info.held() ? "held" : "free"));
             out.println("lease left:    " + (info.held() ? Durations.format(info.remainingLease()) : "-"));
             out.println("last fence:    " + (info.lastFencingToken() == 0 ? "-" : info.lastFencingToken()));
-            out.println("waiters:       " + (info.waiting() ? "yes" : "none known"));
+            out.println("waiters:       " + info.waiters());
             out.flush();
             return ExitCodes.OK;
         }

@@ -5,7 +5,7 @@ package dev.warden.internal;
  * Redis Cluster slot. Braces and percent signs in the name are escaped so that a name cannot change the tag.
  *
  * @param lock    the lock key: {@code "<fence>:<token>"} while held, {@code "<fence>"} while free
- * @param waiters a marker key that exists while some client waits
+ * @param waiters a sorted set of the tokens of waiting acquisitions, scored by when each registration expires
  * @param channel the pub/sub channel a release publishes on when someone waits
  */
 record LockKeys(String lock, String waiters, String channel) {

@@ -134,7 +134,7 @@ final class RedisLock implements DistributedLock {
     public LockInfo inspect() {
         List<Object> reply = client.await(client.scripts().inspect(keys), describe("inspect"));
         return new LockInfo(name, (Long) reply.get(0) == 1L, Duration.ofMillis((Long) reply.get(1)),
-                (Long) reply.get(2), (Long) reply.get(3) == 1L);
+                (Long) reply.get(2), ((Long) reply.get(3)).intValue());
     }
 
     @Override

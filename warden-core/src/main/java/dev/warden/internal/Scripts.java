@@ -48,7 +48,7 @@ final class Scripts {
         return run(renew, ScriptOutputType.MULTI, keys, args);
     }
 
-    /** Returns {held, remaining ms, last fence, waiting}. */
+    /** Returns {held, remaining ms, last fence, live waiter registrations}. */
     CompletableFuture<List<Object>> inspect(LockKeys keys) {
         return run(inspect, ScriptOutputType.MULTI, new String[] {keys.lock(), keys.waiters()});
     }

@@ -1,9 +1,9 @@
 -- Release a lock whoever holds it, keeping its fencing counter, and wake any waiter.
--- KEYS[1] lock key, KEYS[2] waiters marker; ARGV[1] fence retention ms, ARGV[2] channel, ARGV[3] message.
+-- KEYS[1] lock key, KEYS[2] waiters; ARGV[1] fence retention ms, ARGV[2] channel, ARGV[3] message.
 -- Returns the removed holder's fence, or 0 if the lock was free.
 local current = redis.call('GET', KEYS[1])
 if not current then return 0 end
-local fence, owner = string.match(current, '^(%d+):(.+)$')
+local fence = string.match(current, '^(%d+):')
 if not fence then
   if string.match(current, '^(%d+)$') then return 0 end
   return redis.error_reply('WARDEN key ' .. KEYS[1] .. ' holds a value that is not a Warden lock')

@@ -1,10 +1,12 @@
 -- Read a lock's state atomically.
--- KEYS[1] lock key, KEYS[2] waiters marker.
--- Returns {held 0/1, remaining ms of the holder's lease or 0, last fence or 0, waiters marker present 0/1}.
+-- KEYS[1] lock key, KEYS[2] waiters.
+-- Returns {held 0/1, remaining ms of the holder's lease or 0, last fence or 0, live waiter registrations}.
+if redis.replicate_commands then redis.replicate_commands() end
+local now = redis.call('TIME')
+local waiting = redis.call('ZCOUNT', KEYS[2], tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), '+inf')
 local current = redis.call('GET', KEYS[1])
-local waiting = redis.call('EXISTS', KEYS[2])
 if not current then return {0, 0, 0, waiting} end
-local fence, owner = string.match(current, '^(%d+):(.+)$')
+local fence = string.match(current, '^(%d+):')
 if fence then
   return {1, math.max(redis.call('PTTL', KEYS[1]), 0), tonumber(fence), waiting}
 end

@@ -1,0 +1,211 @@
+package dev.warden.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.warden.Lease;
+import dev.warden.LockClient;
+import dev.warden.LockConfig;
+import dev.warden.redisserver.RedisServer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code warden run}, inspect and release, as real processes against a real server. */
+class RunCommandIT {
+    private static final AtomicInteger NAMES = new AtomicInteger();
+    private static RedisServer server;
+    private LockClient client;
+
+    @BeforeAll
+    static void startServer() {
+        server = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        server.close();
+    }
+
+    @BeforeEach
+    void connect() {
+        client = LockClient.create(LockConfig.builder().redisUri(server.uri()).build());
+    }
+
+    @AfterEach
+    void disconnect() {
+        client.close();
+    }
+
+    private static String name() {
+        return "cli-" + NAMES.incrementAndGet();
+    }
+
+    @Test
+    void runPassesTheExitCodeTheStreamsAndTheFencingToken() throws Exception {
+        String name = name();
+        Cli.Result result = Cli.run("run", name, "--redis", server.uri(), "--",
+                "sh", "-c", "echo token=$WARDEN_FENCING_TOKEN lock=$WARDEN_LOCK; echo oops >&2; exit 7");
+        assertThat(result.exit()).as("%s", result).isEqualTo(7);
+        assertThat(result.out()).as("%s", result).matches("token=\\d+ lock=" + name + "\\R");
+        assertThat(result.err()).isEqualTo("oops\n");
+        long token = Long.parseLong(result.out().replaceAll("token=(\\d+).*\\R", "$1"));
+        assertThat(client.lock(name).inspect().lastFencingToken()).isEqualTo(token);
+        assertThat(client.lock(name).isLocked()).isFalse();
+    }
+
+    @Test
+    void concurrentRunsOfOneNameNeverOverlap(@TempDir Path dir) throws Exception {
+        String name = name();
+        Path marks = dir.resolve("marks");
+        String script = "echo start $(date +%s%N) >> " + marks + "; sleep 0.2; echo end $(date +%s%N) >> " + marks;
+        List<Cli.Running> runs = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            runs.add(Cli.start(Map.of(), "run", name, "--redis", server.uri(), "--wait", "60s", "--",
+                    "sh", "-c", script));
+        }
+        for (Cli.Running run : runs) {
+            Cli.Result result = Cli.finish(run);
+            assertThat(result.exit()).as("%s", result).isZero();
+        }
+        List<String> lines = Files.readAllLines(marks, StandardCharsets.UTF_8);
+        assertThat(lines).hasSize(8);
+        long previousEnd = 0;
+        for (int i = 0; i < lines.size(); i += 2) {
+            String[] start = lines.get(i).split(" ");
+            String[] end = lines.get(i + 1).split(" ");
+            assertThat(start[0]).as("line %d of %s", i, lines).isEqualTo("start");
+            assertThat(end[0]).as("line %d of %s", i + 1, lines).isEqualTo("end");
+            assertThat(Long.parseLong(start[1])).isGreaterThanOrEqualTo(previousEnd);
+            previousEnd = Long.parseLong(end[1]);
+        }
+    }
+
+    @Test
+    void lockNotFreeWithinTheWaitGivesItsExitCodeAndOneLine() throws Exception {
+        String name = name();
+        Lease held = client.lock(name).tryAcquire().orElseThrow();
+        long t0 = System.nanoTime();
+        Cli.Result result = Cli.run("run", name, "--redis", server.uri(), "--wait", "300ms", "--", "true");
+        assertThat(result.exit()).as("%s", result).isEqualTo(75);
+        assertThat(result.err()).as("%s", result).hasLineCount(1).contains(name).contains("300ms");
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThan(Duration.ofMillis(300));
+        Cli.Result immediate = Cli.run("run", name, "--redis", server.uri(), "--", "true");
+        assertThat(immediate.exit()).as("%s", immediate).isEqualTo(75);
+        assertThat(held.release()).isTrue();
+    }
+
+    @Test
+    void lostLeaseTerminatesTheCommandAndGivesItsExitCode() throws Exception {
+        String name = name();
+        Cli.Running run = Cli.start(Map.of(), "run", name, "--redis", server.uri(), "--lease", "1s", "--grace", "2s",
+                "--", "sleep", "60");
+        assertThat(awaitHeld(name)).isTrue();
+        client.lock(name).forceRelease();
+        Lease usurper = client.lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(60)).orElseThrow();
+        long t0 = System.nanoTime();
+        Cli.Result result = Cli.finish(run);
+        assertThat(result.exit()).as("%s", result).isEqualTo(76);
+        assertThat(result.err()).as("%s", result).contains("lost").contains(name);
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
+        assertThat(usurper.isHeld()).isTrue();
+        assertThat(client.lock(name).inspect().lastFencingToken()).isEqualTo(usurper.fencingToken());
+        usurper.release();
+    }
+
+    @Test
+    void commandThatIgnoresSigtermIsKilledAfterTheGracePeriod() throws Exception {
+        String name = name();
+        Cli.Running run = Cli.start(Map.of(), "run", name, "--redis", server.uri(), "--lease", "1s", "--grace", "1s",
+                "--", "sh", "-c", "trap '' TERM; while :; do sleep 0.1; done");
+        assertThat(awaitHeld(name)).isTrue();
+        client.lock(name).forceRelease();
+        client.lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(60)).orElseThrow();
+        Cli.Result result = Cli.finish(run);
+        assertThat(result.exit()).as("%s", result).isEqualTo(76);
+        assertThat(run.process.descendants().count()).isZero();
+    }
+
+    @Test
+    void sigtermToWardenReachesTheCommandAndTheLockIsReleased() throws Exception {
+        String name = name();
+        Cli.Running run = Cli.start(Map.of(), "run", name, "--redis", server.uri(), "--",
+                "sh", "-c", "trap 'echo got-term; exit 3' TERM; while :; do sleep 0.1; done");
+        assertThat(awaitHeld(name)).isTrue();
+        run.process.destroy();
+        Cli.Result result = Cli.finish(run);
+        assertThat(result.exit()).as("%s", result).isEqualTo(3);
+        assertThat(result.out()).contains("got-term");
+        assertThat(client.lock(name).isLocked()).isFalse();
+    }
+
+    @Test
+    void commandNotFoundGives127AndReleasesTheLock() throws Exception {
+        String name = name();
+        Cli.Result result = Cli.run("run", name, "--redis", server.uri(), "--", "no-such-command-xyz");
+        assertThat(result.exit()).as("%s", result).isEqualTo(127);
+        assertThat(result.err()).hasLineCount(1).contains("no-such-command-xyz");
+        assertThat(client.lock(name).isLocked()).isFalse();
+    }
+
+    @Test
+    void badInputIsOneLineWithoutAStackTrace() throws Exception {
+        Cli.Result missing = Cli.run("run", name(), "--redis", server.uri());
+        assertThat(missing.exit()).as("%s", missing).isEqualTo(64);
+        assertThat(missing.err()).contains("CMD").doesNotContain("\tat ");
+        Cli.Result duration = Cli.run("run", name(), "--redis", server.uri(), "--wait", "10x", "--", "true");
+        assertThat(duration.exit()).as("%s", duration).isEqualTo(64);
+        assertThat(duration.err()).contains("10x").doesNotContain("\tat ");
+        Cli.Result uri = Cli.run("inspect", "x", "--redis", "http://u:secret@host");
+        assertThat(uri.exit()).as("%s", uri).isEqualTo(64);
+        assertThat(uri.err()).hasLineCount(1).contains("redisUri").doesNotContain("secret");
+        Cli.Result down = Cli.run("inspect", "x", "--redis", "redis://u:secret@127.0.0.1:1", "--timeout", "1s");
+        assertThat(down.exit()).as("%s", down).isEqualTo(69);
+        assertThat(down.err()).hasLineCount(1).contains("127.0.0.1:1").doesNotContain("secret");
+        Cli.Result verbose = Cli.run("inspect", "x", "--redis", "redis://127.0.0.1:1", "--timeout", "1s", "--verbose");
+        assertThat(verbose.exit()).isEqualTo(69);
+        assertThat(verbose.err()).contains("\tat ");
+    }
+
+    @Test
+    void inspectAndForcedReleaseReportWhatTheyFound() throws Exception {
+        String name = name();
+        Lease held = client.lock(name).tryAcquire().orElseThrow();
+        Cli.Result inspect = Cli.run(Map.of("WARDEN_REDIS", server.uri()), "inspect", name);
+        assertThat(inspect.exit()).as("%s", inspect).isZero();
+        assertThat(inspect.out()).contains("state:         held").contains("last fence:    " + held.fencingToken())
+                .contains("waiters:       0");
+        Cli.Result refused = Cli.run("release", name, "--redis", server.uri());
+        assertThat(refused.exit()).isEqualTo(64);
+        assertThat(refused.err()).contains("--force");
+        assertThat(held.isHeld()).isTrue();
+        Cli.Result forced = Cli.run("release", name, "--redis", server.uri(), "--force");
+        assertThat(forced.exit()).as("%s", forced).isZero();
+        assertThat(forced.out()).contains("fencing token " + held.fencingToken());
+        assertThat(Cli.run("inspect", name, "--redis", server.uri()).out()).contains("state:         free");
+        assertThat(Cli.run("release", name, "--redis", server.uri(), "--force").out()).contains("was not held");
+        assertThat(held.release()).isFalse();
+    }
+
+    private boolean awaitHeld(String name) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() - end < 0) {
+            if (client.lock(name).isLocked()) {
+                return true;
+            }
+            Thread.sleep(20);
+        }
+        return false;
+    }
+}
