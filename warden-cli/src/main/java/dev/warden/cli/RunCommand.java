@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -54,11 +55,26 @@ final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
+    private final AtomicReference<Process> child = new AtomicReference<>();
+    private final AtomicReference<String> pendingSignal = new AtomicReference<>();
+    private Thread main;
+
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter err = spec.commandLine().getErr();
+        // Handlers first: a signal that arrives while waiting for the lock or starting the command is not lost.
+        main = Thread.currentThread();
+        handle("INT");
+        handle("TERM");
         try (LockClient client = LockClient.create(common.config().defaultLease(lease).build())) {
-            Optional<Lease> acquired = client.lock(name).tryAcquire(wait);
+            Optional<Lease> acquired;
+            try {
+                acquired = client.lock(name).tryAcquire(wait);
+            } catch (InterruptedException e) {
+                err.println("warden: stopped by SIG" + pendingSignal.get() + " while waiting for lock '" + name + "'");
+                err.flush();
+                return 128 + signalNumber(pendingSignal.get());
+            }
             if (acquired.isEmpty()) {
                 err.println("warden: lock '" + name + "' is held by another process; not acquired within "
                         + Durations.format(wait));
@@ -75,6 +91,11 @@ final class RunCommand implements Callable<Integer> {
         ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
         builder.environment().put("WARDEN_FENCING_TOKEN", Long.toString(held.fencingToken()));
         builder.environment().put("WARDEN_LOCK", name);
+        if (pendingSignal.get() != null) {
+            err.println("warden: stopped by SIG" + pendingSignal.get() + " before the command started");
+            err.flush();
+            return 128 + signalNumber(pendingSignal.get());
+        }
         Process child;
         try {
             child = builder.start();
@@ -85,8 +106,11 @@ final class RunCommand implements Callable<Integer> {
             err.flush();
             return missing ? ExitCodes.NOT_FOUND : ExitCodes.CANNOT_EXECUTE;
         }
-        forwardSignal("INT", child);
-        forwardSignal("TERM", child);
+        this.child.set(child);
+        String early = pendingSignal.getAndSet(null);
+        if (early != null) {
+            forward(early, child);
+        }
         AtomicBoolean lost = new AtomicBoolean();
         held.onLost(() -> {
             lost.set(true);
@@ -117,13 +141,27 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    private static void forwardSignal(String signal, Process child) {
+    private void handle(String signal) {
         Signal.handle(new Signal(signal), received -> {
-            try {
-                new ProcessBuilder("kill", "-" + signal, Long.toString(child.pid())).inheritIO().start();
-            } catch (IOException e) {
-                child.destroy();
+            Process running = child.get();
+            if (running != null) {
+                forward(signal, running);
+            } else {
+                pendingSignal.set(signal);
+                main.interrupt();
             }
         });
+    }
+
+    private static void forward(String signal, Process running) {
+        try {
+            new ProcessBuilder("kill", "-" + signal, Long.toString(running.pid())).inheritIO().start();
+        } catch (IOException e) {
+            running.destroy();
+        }
+    }
+
+    private static int signalNumber(String signal) {
+        return "INT".equals(signal) ? 2 : 15;
     }
 }

@@ -143,6 +143,7 @@ class RunCommandIT {
         Cli.Running run = Cli.start(Map.of(), "run", name, "--redis", server.uri(), "--",
                 "sh", "-c", "trap 'echo got-term; exit 3' TERM; while :; do sleep 0.1; done");
         assertThat(awaitHeld(name)).isTrue();
+        assertThat(awaitChild(run.process)).isTrue();
         run.process.destroy();
         Cli.Result result = Cli.finish(run);
         assertThat(result.exit()).as("%s", result).isEqualTo(3);
@@ -196,6 +197,34 @@ class RunCommandIT {
         assertThat(Cli.run("inspect", name, "--redis", server.uri()).out()).contains("state:         free");
         assertThat(Cli.run("release", name, "--redis", server.uri(), "--force").out()).contains("was not held");
         assertThat(held.release()).isFalse();
+    }
+
+    @Test
+    void sigtermWhileWaitingForTheLockStopsWaitingAndExits143() throws Exception {
+        String name = name();
+        Lease held = client.lock(name).tryAcquire().orElseThrow();
+        Cli.Running run = Cli.start(Map.of(), "run", name, "--redis", server.uri(), "--wait", "60s", "--", "true");
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (client.lock(name).inspect().waiters() == 0 && System.nanoTime() - end < 0) {
+            Thread.sleep(20);
+        }
+        run.process.destroy();
+        Cli.Result result = Cli.finish(run);
+        assertThat(result.exit()).as("%s", result).isEqualTo(143);
+        assertThat(result.err()).as("%s", result).hasLineCount(1).contains("SIGTERM");
+        assertThat(held.isHeld()).isTrue();
+        held.release();
+    }
+
+    private static boolean awaitChild(Process warden) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() - end < 0) {
+            if (warden.descendants().anyMatch(p -> p.info().command().orElse("").endsWith("sh"))) {
+                return true;
+            }
+            Thread.sleep(20);
+        }
+        return false;
     }
 
     private boolean awaitHeld(String name) throws InterruptedException {
