@@ -1,0 +1,230 @@
+package dev.warden.faults;
+
+import dev.warden.LockClient;
+import dev.warden.LockConfig;
+import dev.warden.LockInfo;
+import dev.warden.redisserver.RedisServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/** One run: workers in separate JVMs against a lock server, faults injected on a schedule, then the checks. */
+final class FaultRun {
+    /** What to run. */
+    record Plan(String name, List<Fault> faults, int seconds, int workers, int threads, Duration lease,
+                int holdMaxMs, List<String> names, String lockKind) {
+        boolean losesData() {
+            return faults.contains(Fault.SERVER_RESTART);
+        }
+    }
+
+    /** What happened. */
+    record Report(Plan plan, int operations, int acquisitions, int faults, Map<String, Integer> counts,
+                  List<String> violations) {
+        String summary() {
+            return String.format("faults run=%s lock=%s operations=%d acquisitions=%d faults=%d lost-leases=%d "
+                            + "stale-writes-rejected=%d violations=%d", plan.name(), plan.lockKind(), operations,
+                    acquisitions, faults, counts.getOrDefault("lost leases", 0),
+                    counts.getOrDefault("stale writes rejected", 0), violations.size());
+        }
+    }
+
+    private final Plan plan;
+    private final Random random = new Random(42);
+
+    FaultRun(Plan plan) {
+        this.plan = plan;
+    }
+
+    Report run(Path dir) throws Exception {
+        try (RedisServer lockServer = RedisServer.start(); RedisServer storeServer = RedisServer.start()) {
+            List<Process> workers = new ArrayList<>();
+            List<Path> files = new ArrayList<>();
+            for (int w = 0; w < plan.workers(); w++) {
+                Path file = dir.resolve(plan.name() + "-worker-" + w + ".history");
+                files.add(file);
+                workers.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp", System.getProperty("java.class.path"), FaultWorker.class.getName(),
+                        lockServer.uri(), storeServer.uri(), file.toString(), "w" + w,
+                        Integer.toString(plan.threads()), Integer.toString(plan.seconds()),
+                        Long.toString(plan.lease().toMillis()), Integer.toString(plan.holdMaxMs()),
+                        String.join(",", plan.names()), plan.lockKind(), Integer.toString(w))
+                        .redirectErrorStream(true).start());
+            }
+            awaitReady(workers, dir);
+            long start = System.nanoTime();
+            long end = start + TimeUnit.SECONDS.toNanos(plan.seconds());
+            List<long[]> windows;
+            int[] connections = new int[2];
+            try (FencedStore store = new FencedStore(storeServer.uri())) {
+                windows = inject(lockServer, workers, store, start, end, connections);
+            }
+            List<String> problems = new ArrayList<>();
+            for (int w = 0; w < workers.size(); w++) {
+                Process worker = workers.get(w);
+                if (!worker.waitFor(plan.seconds() + 60L, TimeUnit.SECONDS)) {
+                    worker.destroyForcibly();
+                    problems.add("liveness: worker " + w + " did not finish: a client thread was left blocked");
+                } else if (worker.exitValue() != 0) {
+                    problems.add("worker " + w + " failed: " + Files.readString(
+                            dir.resolve(plan.name() + "-worker-" + w + ".log")).lines().limit(5).toList());
+                }
+                files.removeIf(file -> !Files.exists(file));
+            }
+            long runEnd = System.nanoTime();
+            History history = History.read(files);
+            Map<String, List<String>> logs = new HashMap<>();
+            try (FencedStore store = new FencedStore(storeServer.uri())) {
+                for (String name : plan.names()) {
+                    logs.put(name, store.log(name));
+                }
+            }
+            Checker checker = new Checker();
+            long bound = plan.lease().toNanos() * 3 + TimeUnit.SECONDS.toNanos(5);
+            checker.check(history, logs, plan.losesData(), windows, bound, runEnd);
+            List<String> violations = new ArrayList<>(problems);
+            violations.addAll(checker.violations());
+            violations.addAll(endState(lockServer, connections, history));
+            int operations = history.acquisitions.size() + history.attempts.size();
+            return new Report(plan, operations, history.acquisitions.size(), windows.size(), checker.counts(),
+                    violations);
+        }
+    }
+
+    /** Waits until every worker has connected (its READY line), then tells them all GO. */
+    private void awaitReady(List<Process> workers, Path dir) throws Exception {
+        List<java.util.concurrent.CompletableFuture<Void>> ready = new ArrayList<>();
+        for (int w = 0; w < workers.size(); w++) {
+            Process worker = workers.get(w);
+            Path log = dir.resolve(plan.name() + "-worker-" + w + ".log");
+            java.util.concurrent.CompletableFuture<Void> signal = new java.util.concurrent.CompletableFuture<>();
+            ready.add(signal);
+            Thread copier = new Thread(() -> {
+                try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(worker.getInputStream()));
+                     var out = Files.newBufferedWriter(log)) {
+                    String line;
+                    while ((line = lines.readLine()) != null) {
+                        if (line.equals("READY")) {
+                            signal.complete(null);
+                        }
+                        out.write(line);
+                        out.newLine();
+                    }
+                } catch (IOException e) {
+                    signal.completeExceptionally(e);
+                }
+                signal.completeExceptionally(new IllegalStateException("worker exited before it was ready"));
+            }, "worker-output");
+            copier.setDaemon(true);
+            copier.start();
+        }
+        java.util.concurrent.CompletableFuture.allOf(ready.toArray(java.util.concurrent.CompletableFuture[]::new))
+                .get(60, TimeUnit.SECONDS);
+        for (Process worker : workers) {
+            worker.getOutputStream().write("GO\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            worker.getOutputStream().flush();
+        }
+    }
+
+    /** Faults every 1.5-2.5 s after a 2 s warm-up, none in the last 4 s, so that recovery can be seen. */
+    private List<long[]> inject(RedisServer lockServer, List<Process> workers, FencedStore store, long start, long end,
+                                int[] connections) throws Exception {
+        List<long[]> windows = new ArrayList<>();
+        Thread sampler = new Thread(() -> {
+            try {
+                TimeUnit.NANOSECONDS.sleep((end - start) * 3 / 10);
+                connections[0] = connections(lockServer);
+                TimeUnit.NANOSECONDS.sleep(Math.max(0, end - System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(300)));
+                connections[1] = connections(lockServer);
+            } catch (InterruptedException | RuntimeException e) {
+                connections[0] = -1;
+            }
+        }, "connection-sampler");
+        sampler.start();
+        if (plan.faults().isEmpty()) {
+            TimeUnit.NANOSECONDS.sleep(Math.max(0, end - System.nanoTime()));
+            sampler.join();
+            return windows;
+        }
+        long lastFault = end - TimeUnit.SECONDS.toNanos(4);
+        TimeUnit.SECONDS.sleep(2);
+        while (System.nanoTime() - lastFault < 0) {
+            Fault fault = plan.faults().get(random.nextInt(plan.faults().size()));
+            long from = System.nanoTime();
+            apply(fault, lockServer, workers, store);
+            windows.add(new long[] {from, System.nanoTime()});
+            TimeUnit.MILLISECONDS.sleep(1000 + random.nextInt(500));
+        }
+        TimeUnit.NANOSECONDS.sleep(Math.max(0, end - System.nanoTime()));
+        sampler.join();
+        return windows;
+    }
+
+    private void apply(Fault fault, RedisServer lockServer, List<Process> workers, FencedStore store)
+            throws Exception {
+        long lease = plan.lease().toMillis();
+        switch (fault) {
+            case CLIENT_STALL -> {
+                // Stop the process that most recently took a lock: most likely it is inside a critical section.
+                long holder = store.holder(plan.names().get(random.nextInt(plan.names().size())));
+                Process victim = workers.stream().filter(p -> p.pid() == holder).findFirst()
+                        .orElse(workers.get(random.nextInt(workers.size())));
+                signal("STOP", victim.pid());
+                TimeUnit.MILLISECONDS.sleep(lease * 2);
+                signal("CONT", victim.pid());
+            }
+            case SERVER_PAUSE -> {
+                lockServer.pause();
+                TimeUnit.MILLISECONDS.sleep(lease * 3 / 2);
+                lockServer.resume();
+            }
+            case SERVER_RESTART -> lockServer.restart();
+            case CONNECTION_KILL -> {
+                lockServer.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+                lockServer.call("CLIENT", "KILL", "TYPE", "pubsub");
+                lockServer.call("SCRIPT", "FLUSH");
+            }
+            case LATENCY -> lockServer.call("DEBUG", "SLEEP", "0.3");
+            default -> throw new IllegalStateException(fault.toString());
+        }
+    }
+
+    /** After the run: no lock is left held, and neither threads nor connections grew. */
+    private List<String> endState(RedisServer lockServer, int[] connections, History history) {
+        List<String> problems = new ArrayList<>();
+        try (LockClient client = LockClient.create(LockConfig.builder().redisUri(lockServer.uri())
+                .keyPrefix("faults:").build())) {
+            for (String name : plan.names()) {
+                LockInfo info = client.lock(name).inspect();
+                if (info.held() && info.remainingLease().compareTo(plan.lease()) > 0) {
+                    problems.add("liveness: '" + name + "' is held beyond a lease after every client closed");
+                }
+            }
+        }
+        for (long[] threads : history.threads) {
+            if (threads[1] - threads[0] > 8) {
+                problems.add("leak: a worker grew from " + threads[0] + " to " + threads[1] + " threads during the run");
+            }
+        }
+        // Lock connections per worker: commands, pub/sub, and the naive lock's own; plus this run's sampler.
+        if (connections[0] > 0 && (connections[1] > connections[0] + 1 || connections[1] > plan.workers() * 2 + 2)) {
+            problems.add("leak: lock-server connections went from " + connections[0] + " to " + connections[1]);
+        }
+        return problems;
+    }
+
+    private static int connections(RedisServer server) {
+        return (int) ((String) server.call("CLIENT", "LIST")).lines().count();
+    }
+
+    private static void signal(String name, long pid) throws IOException, InterruptedException {
+        new ProcessBuilder("kill", "-" + name, Long.toString(pid)).inheritIO().start().waitFor();
+    }
+}

@@ -1,0 +1,88 @@
+package dev.warden.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Warden under faults: every run must end with zero violations. Each run prints one summary line. The workload
+ * lasts {@code -Dfaults.seconds} per run (12 by default; raise it for a soak).
+ */
+class FaultSuiteTest {
+    static final int SECONDS = Integer.getInteger("faults.seconds", 12);
+    static final List<String> NAMES = List.of("alpha", "beta", "gamma");
+    static final Duration LEASE = Duration.ofMillis(1000);
+
+    @TempDir
+    Path dir;
+
+    static FaultRun.Report run(Path dir, String name, List<Fault> faults, String lockKind, Duration lease,
+                               int holdMaxMs) throws Exception {
+        // The mixed run gets twice the time, so that it sees several kinds of fault.
+        int seconds = faults.size() > 1 ? SECONDS * 2 : SECONDS;
+        FaultRun.Report report = new FaultRun(new FaultRun.Plan(name, faults, seconds, 3, 4, lease, holdMaxMs,
+                NAMES, lockKind)).run(dir);
+        System.out.println(report.summary());
+        report.violations().stream().limit(10).forEach(v -> System.out.println("  " + v));
+        return report;
+    }
+
+    private FaultRun.Report warden(String name, List<Fault> faults) throws Exception {
+        FaultRun.Report report = run(dir, name, faults, "warden-renewed", LEASE, 20);
+        assertThat(report.violations()).as(report.summary()).isEmpty();
+        assertThat(report.acquisitions()).as(report.summary()).isGreaterThan(50);
+        if (!faults.isEmpty()) {
+            assertThat(report.faults()).as(report.summary()).isPositive();
+        }
+        return report;
+    }
+
+    @Test
+    void noFaultsNoViolationsAndNoLostLeases() throws Exception {
+        FaultRun.Report report = warden("none", List.of());
+        assertThat(report.counts().getOrDefault("lost leases", 0)).isZero();
+    }
+
+    @Test
+    void stalledClientsAreFencedOff() throws Exception {
+        FaultRun.Report report = warden("client-stall", List.of(Fault.CLIENT_STALL));
+        assertThat(report.counts().getOrDefault("lost leases", 0)).as(report.summary()).isPositive();
+    }
+
+    @Test
+    void pausedServerCostsLeasesButNeverExclusion() throws Exception {
+        warden("server-pause", List.of(Fault.SERVER_PAUSE));
+    }
+
+    @Test
+    void restartWithDataLossKeepsFencingTokensRising() throws Exception {
+        warden("server-restart", List.of(Fault.SERVER_RESTART));
+    }
+
+    @Test
+    void killedConnectionsAndFlushedScriptsAreSurvived() throws Exception {
+        warden("connection-kill", List.of(Fault.CONNECTION_KILL));
+    }
+
+    @Test
+    void slowServerNeverExtendsALeaseBeyondItsDeadline() throws Exception {
+        warden("latency", List.of(Fault.LATENCY));
+    }
+
+    @Test
+    void allFaultsMixed() throws Exception {
+        warden("mixed", List.of(Fault.values()));
+    }
+
+    @Test
+    void fixedLeasesThatRunOutAreReleasedWithoutHarm() throws Exception {
+        // Holds up to 250 ms on a 100 ms lease: many leases end before their release.
+        FaultRun.Report report = run(dir, "expiring-warden", List.of(), "warden-fixed", Duration.ofMillis(100), 250);
+        assertThat(report.violations()).as(report.summary()).isEmpty();
+        assertThat(report.counts().getOrDefault("lost leases", 0)).as(report.summary()).isPositive();
+    }
+}

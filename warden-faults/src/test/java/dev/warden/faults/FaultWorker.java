@@ -1,0 +1,149 @@
+package dev.warden.faults;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * One client process of a fault run. Its threads loop until the deadline: acquire one of a few names, write to the
+ * fenced store with the fencing token, hold a random short time, write again, release. Every acquisition becomes
+ * one line of the history file, with System.nanoTime stamps (CLOCK_MONOTONIC, shared by every process on Linux).
+ *
+ * <p>Arguments: lockUri storeUri historyFile workerId threads seconds leaseMs holdMaxMs names lockKind seed,
+ * where lockKind is warden-renewed, warden-fixed, naive-del or naive-getset.
+ */
+public final class FaultWorker {
+    private FaultWorker() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        String lockUri = args[0];
+        String storeUri = args[1];
+        Path historyFile = Path.of(args[2]);
+        String worker = args[3];
+        int threads = Integer.parseInt(args[4]);
+        long seconds = Long.parseLong(args[5]);
+        Duration lease = Duration.ofMillis(Long.parseLong(args[6]));
+        int holdMaxMs = Integer.parseInt(args[7]);
+        String[] names = args[8].split(",");
+        String kind = args[9];
+        long seed = Long.parseLong(args[10]);
+        try (LocksUnderTest locks = open(kind, lockUri, lease);
+             FencedStore store = new FencedStore(storeUri);
+             PrintWriter history = new PrintWriter(Files.newBufferedWriter(historyFile, StandardCharsets.UTF_8))) {
+            // Connected: say so, and start when the run says GO, so that every worker sees the whole schedule.
+            System.out.println("READY");
+            System.out.flush();
+            String go = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8))
+                    .readLine();
+            if (!"GO".equals(go)) {
+                throw new IllegalStateException("the run ended before it started");
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
+            List<Thread> clients = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                String client = worker + "." + t;
+                Random random = new Random(seed * 31 + t);
+                Thread thread = new Thread(() -> loop(client, random, locks, store, history, deadline, names,
+                        holdMaxMs), "client-" + client);
+                clients.add(thread);
+                thread.start();
+            }
+            // Threads at 30 % of the run and just before its end: growth in between is a leak.
+            long total = deadline - System.nanoTime();
+            Thread.sleep(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(total * 3 / 10));
+            int early = Thread.activeCount();
+            Thread.sleep(Math.max(0, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())
+                    - 300));
+            int late = Thread.activeCount();
+            for (Thread thread : clients) {
+                thread.join();
+            }
+            synchronized (history) {
+                history.printf("THREADS %s %d %d%n", worker, early, late);
+            }
+        }
+    }
+
+    private static LocksUnderTest open(String kind, String uri, Duration lease) {
+        return switch (kind) {
+            case "warden-renewed" -> new WardenLocks(uri, lease, true);
+            case "warden-fixed" -> new WardenLocks(uri, lease, false);
+            case "naive-del" -> new NaiveLocks(uri, lease, NaiveLocks.Flaw.DEL);
+            case "naive-getset" -> new NaiveLocks(uri, lease, NaiveLocks.Flaw.GET_SET);
+            default -> throw new IllegalArgumentException("unknown lock kind: " + kind);
+        };
+    }
+
+    private static void loop(String client, Random random, LocksUnderTest locks, FencedStore store,
+                             PrintWriter history, long deadline, String[] names, int holdMaxMs) {
+        long seq = 0;
+        while (System.nanoTime() - deadline < 0) {
+            String name = names[random.nextInt(names.length)];
+            String op = client + ":" + seq++;
+            long t0 = System.nanoTime();
+            LocksUnderTest.Held held;
+            try {
+                held = locks.acquire(name, Duration.ofSeconds(2));
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                record(history, "ERROR %s %s %d %d acquire", op, name, t0, System.nanoTime());
+                pause(50);
+                continue;
+            }
+            long t1 = System.nanoTime();
+            if (held == null) {
+                record(history, "TIMEOUT %s %s %d %d", op, name, t0, t1);
+                continue;
+            }
+            long validAtAcquire = held.validUntil();
+            store.markHolder(name, ProcessHandle.current().pid());
+            // Writes are not guarded by isHeld(): the fencing token alone must protect the store.
+            long w1 = System.nanoTime();
+            boolean first = store.write(name, held.fence(), op + "a");
+            long w1e = System.nanoTime();
+            pause(random.nextInt(holdMaxMs + 1));
+            long w2 = System.nanoTime();
+            boolean second = store.write(name, held.fence(), op + "b");
+            long w2e = System.nanoTime();
+            long validUntil = held.validUntil();
+            long r0 = System.nanoTime();
+            String released;
+            try {
+                released = Boolean.toString(held.release());
+            } catch (RuntimeException e) {
+                released = "error";
+            }
+            long r1 = System.nanoTime();
+            if (released.equals("false")) {
+                // The loss callback runs on a client thread; give it a bounded moment.
+                long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+                while (held.lostAt() < 0 && System.nanoTime() - until < 0) {
+                    pause(5);
+                }
+            }
+            record(history, "ACQ %s %s %d %d %d %d %d %s %d %d %s %d %d %d %s %d %d", op, name, held.fence(), t0, t1,
+                    w1, w1e, first, w2, w2e, second, validUntil, r0, r1, released, held.lostAt(), validAtAcquire);
+        }
+    }
+
+    private static void record(PrintWriter history, String format, Object... args) {
+        synchronized (history) {
+            history.printf(format + "%n", args);
+        }
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

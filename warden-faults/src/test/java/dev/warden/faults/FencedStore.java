@@ -1,0 +1,59 @@
+package dev.warden.faults;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * The protected resource, kept in a Redis server of its own (never faulted): it rejects a write whose fencing
+ * token is lower than the highest it has accepted for that name, and logs what it accepts.
+ */
+final class FencedStore implements AutoCloseable {
+    private final RedisClient client;
+    private final StatefulRedisConnection<String, String> connection;
+    private final String script;
+
+    FencedStore(String uri) {
+        this.client = RedisClient.create(uri);
+        this.connection = client.connect();
+        try (InputStream in = FencedStore.class.getResourceAsStream("store-write.lua")) {
+            this.script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Writes on behalf of an acquisition; true if accepted. */
+    boolean write(String name, long fence, String opId) {
+        Long accepted = connection.sync().eval(script, ScriptOutputType.INTEGER,
+                new String[] {"store:{" + name + "}:highest", "store:{" + name + "}:log"}, Long.toString(fence), opId);
+        return accepted == 1L;
+    }
+
+    /** Notes which process holds a name now, so that a stall can hit a holder. */
+    void markHolder(String name, long pid) {
+        connection.sync().set("holder:{" + name + "}", Long.toString(pid));
+    }
+
+    /** The process that last noted it holds the name, or -1. */
+    long holder(String name) {
+        String pid = connection.sync().get("holder:{" + name + "}");
+        return pid == null ? -1 : Long.parseLong(pid);
+    }
+
+    /** The accepted writes for a name, in the order the store accepted them: "fence opId". */
+    List<String> log(String name) {
+        return connection.sync().lrange("store:{" + name + "}:log", 0, -1);
+    }
+
+    @Override
+    public void close() {
+        connection.close();
+        client.shutdown();
+    }
+}

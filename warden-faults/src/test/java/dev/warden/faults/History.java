@@ -1,0 +1,62 @@
+package dev.warden.faults;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The merged history of a run, parsed from the workers' files. Times are System.nanoTime of one machine. */
+final class History {
+    /** One acquisition and what its holder did with it. */
+    record Acquisition(String op, String name, long fence, long requested, long acquired, long write1Start,
+                       long write1End, boolean write1Accepted, long write2Start, long write2End,
+                       boolean write2Accepted, long validBeforeRelease, long releaseStart, long releaseEnd,
+                       String released, long lostAt, long validAtAcquire) {
+        /**
+         * The end of the interval in which the holder was entitled to think it held the lock: its release, or the
+         * end of its lease's local validity if that came first.
+         */
+        long validEnd() {
+            if (validBeforeRelease > 0) {
+                return Math.min(releaseStart, validBeforeRelease);
+            }
+            return validAtAcquire > 0 ? Math.min(releaseStart, validAtAcquire) : acquired;
+        }
+    }
+
+    /** An acquire that gave up (timeout) or failed (error). */
+    record Attempt(String op, String name, long requested, long ended, boolean error) {
+    }
+
+    final List<Acquisition> acquisitions = new ArrayList<>();
+    final List<Attempt> attempts = new ArrayList<>();
+    final List<long[]> threads = new ArrayList<>();
+
+    static History read(List<Path> files) throws IOException {
+        History history = new History();
+        for (Path file : files) {
+            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                history.parse(line.split(" "));
+            }
+        }
+        return history;
+    }
+
+    private void parse(String[] f) {
+        switch (f[0]) {
+            case "ACQ" -> acquisitions.add(new Acquisition(f[1], f[2], l(f[3]), l(f[4]), l(f[5]), l(f[6]), l(f[7]),
+                    Boolean.parseBoolean(f[8]), l(f[9]), l(f[10]), Boolean.parseBoolean(f[11]), l(f[12]), l(f[13]),
+                    l(f[14]), f[15], l(f[16]), l(f[17])));
+            case "TIMEOUT" -> attempts.add(new Attempt(f[1], f[2], l(f[3]), l(f[4]), false));
+            case "ERROR" -> attempts.add(new Attempt(f[1], f[2], l(f[3]), l(f[4]), true));
+            case "THREADS" -> threads.add(new long[] {l(f[2]), l(f[3])});
+            default -> throw new IllegalArgumentException("unknown history line: " + String.join(" ", f));
+        }
+    }
+
+    private static long l(String s) {
+        return Long.parseLong(s);
+    }
+}
