@@ -86,6 +86,30 @@ class WaitingTest extends RedisTestSupport {
     }
 
     @Test
+    void waiterArrivingBehindLocalWaitersCostsOneTryNotTwo() throws Exception {
+        String name = uniqueName();
+        Lease holder = client().lock(name).tryAcquire().orElseThrow();
+        LockClient waiters = client();
+        List<CompletableFuture<Lease>> queued = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            queued.add(waiters.lock(name).acquireAsync(Duration.ofSeconds(20)));
+        }
+        String waitersKey = "test:{" + name + "}:w";
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", waitersKey) == 3)).isTrue();
+        Thread.sleep(200);
+        long before = scriptCalls();
+        queued.add(waiters.lock(name).acquireAsync(Duration.ofSeconds(20)));
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", waitersKey) == 4)).isTrue();
+        Thread.sleep(200);
+        // One try; no second one after joining the subscription that was live all along.
+        assertThat(scriptCalls() - before).isEqualTo(1);
+        holder.release();
+        for (CompletableFuture<Lease> waiter : queued) {
+            waiter.get(10, TimeUnit.SECONDS).release();
+        }
+    }
+
+    @Test
     void inspectCountsWaitersAndTheWaitersSetGoesWithTheLastOne() throws Exception {
         String name = uniqueName();
         DistributedLock lock = client().lock(name);

@@ -39,6 +39,7 @@ final class Acquisition implements Notifier.Waiter {
     private boolean woken;
     private boolean joined;
     private ScheduledFuture<?> timer;
+    private CompletableFuture<Void> subscribedAtSend;
 
     /**
      * @param waitNanos how long to wait: 0 for one try, negative for no limit
@@ -85,6 +86,9 @@ final class Acquisition implements Notifier.Waiter {
             }
         }
         long sentAt = client.ticker().read();
+        if (!joined) {
+            subscribedAtSend = waits ? client.notifier().subscribed(lock.keys().channel()) : null;
+        }
         CompletableFuture<List<Object>> reply;
         try {
             reply = client.scripts().acquire(lock.keys(), token, leaseMillis, waits);
@@ -129,17 +133,18 @@ final class Acquisition implements Notifier.Waiter {
             } else if (woken) {
                 retry = true;
             } else {
-                long delay = holderTtlMillis > 0
-                        ? TimeUnit.MILLISECONDS.toNanos(holderTtlMillis) + ONE_MS
-                        : TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-                if (!forever) {
-                    delay = Math.min(delay, deadline - now);
-                }
-                timer = client.scheduler().schedule(this::wake, Math.max(delay, 0), TimeUnit.NANOSECONDS);
+                timer = client.scheduler().schedule(this::wake, delay(holderTtlMillis), TimeUnit.NANOSECONDS);
             }
         }
         if (join) {
-            client.notifier().join(lock.keys().channel(), this).whenComplete((ignored, e) -> {
+            CompletableFuture<Void> subscription = client.notifier().join(lock.keys().channel(), this);
+            if (subscription == subscribedAtSend) {
+                // Subscribed without a break since before the try was sent: the channel's queue was never empty
+                // meanwhile, so a release in between woke its head waiter. Wait, as a retry would only fail.
+                waitForWake(holderTtlMillis);
+                return;
+            }
+            subscription.whenComplete((ignored, e) -> {
                 if (e != null) {
                     fail(e, false);
                 } else {
@@ -149,6 +154,33 @@ final class Acquisition implements Notifier.Waiter {
         } else if (retry) {
             wake();
         }
+    }
+
+    /** After joining an already-subscribed channel: wait like any waiter, unless a wake came meanwhile. */
+    private void waitForWake(long holderTtlMillis) {
+        boolean retry;
+        synchronized (this) {
+            if (result.isDone()) {
+                return;
+            }
+            retry = woken;
+            if (!retry) {
+                timer = client.scheduler().schedule(this::wake, delay(holderTtlMillis), TimeUnit.NANOSECONDS);
+            }
+        }
+        if (retry) {
+            wake();
+        }
+    }
+
+    private long delay(long holderTtlMillis) {
+        long delay = holderTtlMillis > 0
+                ? TimeUnit.MILLISECONDS.toNanos(holderTtlMillis) + ONE_MS
+                : TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+        if (!forever) {
+            delay = Math.min(delay, deadline - client.ticker().read());
+        }
+        return Math.max(delay, 0);
     }
 
     private void fail(Throwable error, boolean mayHaveAcquired) {

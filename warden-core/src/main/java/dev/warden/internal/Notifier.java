@@ -61,6 +61,13 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
                 .thenApply(ignored -> null));
     }
 
+    /** The channel's subscription if it is established now, else null; identity tells continuity. */
+    synchronized CompletableFuture<Void> subscribed(String channel) {
+        CompletableFuture<Void> subscription = subscriptions.get(channel);
+        return subscription != null && subscription.isDone() && !subscription.isCompletedExceptionally()
+                ? subscription : null;
+    }
+
     /**
      * Removes a waiter. If it was the head and {@code passWake} is set (it leaves without the lock), the next waiter
      * is woken, so a wake-up it may have consumed is not lost.

@@ -1,0 +1,206 @@
+package dev.warden.bench;
+
+import dev.warden.redisserver.RedisServer;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Runs the scenarios for every contender against one Redis, in interleaved rounds (A B C A B C ...) so that drift
+ * of the machine hits all alike, and reports the median of the rounds, a plain table and a JSON file.
+ *
+ * <p>Options: {@code --seconds N} per scenario and round (5), {@code --rounds N} (3), {@code --scenarios S1,S2,S3},
+ * {@code --contenders warden,floor,redisson,redisson-fair}, {@code --out DIR} (bench-results), {@code --redis URI}
+ * (default: a redis-server started here).
+ */
+public final class Bench {
+    private Bench() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = options(args);
+        Duration seconds = Duration.ofMillis((long) (Double.parseDouble(options.getOrDefault("seconds", "5")) * 1000));
+        int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
+        List<Scenario> scenarios = Arrays.stream(options.getOrDefault("scenarios", "S1,S2,S3").split(","))
+                .map(Scenario::valueOf).toList();
+        List<String> contenders = List.of(options.getOrDefault("contenders", String.join(",", Contenders.NAMES))
+                .split(","));
+        Path out = Path.of(options.getOrDefault("out", "bench-results"));
+        RedisServer server = options.containsKey("redis") ? null : RedisServer.start();
+        String uri = server != null ? server.uri() : options.get("redis");
+        try {
+            Results results = run(uri, scenarios, contenders, seconds, rounds);
+            String table = results.table();
+            System.out.print(table);
+            Files.createDirectories(out);
+            Files.writeString(out.resolve("results.json"), results.json(uri, server, seconds, rounds),
+                    StandardCharsets.UTF_8);
+            Files.writeString(out.resolve("results.txt"), table, StandardCharsets.UTF_8);
+            System.out.println("wrote " + out.resolve("results.json") + " and results.txt");
+        } finally {
+            if (server != null) {
+                server.close();
+            }
+        }
+    }
+
+    static Results run(String uri, List<Scenario> scenarios, List<String> contenders, Duration seconds, int rounds)
+            throws Exception {
+        Results results = new Results(scenarios, contenders);
+        URI parsed = URI.create(uri);
+        for (String name : contenders) {
+            try (Contender contender = Contenders.open(name, uri)) {
+                for (Scenario scenario : scenarios) {
+                    // Untimed: requests per operation, counted with MONITOR.
+                    try (RequestCounter counter = new RequestCounter(parsed.getHost(), parsed.getPort())) {
+                        Map<String, Double> sample = scenario.run(contender, Duration.ofMillis(500), "count:");
+                        Thread.sleep(100);
+                        double ops = sample.get("ops/s") * 0.5;
+                        results.requests(scenario, name, ops == 0 ? 0 : counter.requests() / ops);
+                    }
+                }
+            }
+        }
+        for (int round = 0; round < rounds; round++) {
+            for (Scenario scenario : scenarios) {
+                for (String name : contenders) {
+                    try (Contender contender = Contenders.open(name, uri)) {
+                        scenario.run(contender, Duration.ofMillis(300), "warmup:");
+                        results.add(scenario, name, scenario.run(contender, seconds, "r" + round + ":"));
+                    }
+                    System.err.printf("round %d/%d %s %s done%n", round + 1, rounds, scenario, name);
+                }
+            }
+        }
+        return results;
+    }
+
+    private static Map<String, String> options(String[] args) {
+        Map<String, String> options = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            if (!args[i].startsWith("--")) {
+                throw new IllegalArgumentException("expected --option value, got: " + args[i]);
+            }
+            options.put(args[i].substring(2), args[i + 1]);
+        }
+        return options;
+    }
+
+    /** Figures per scenario and contender, with every round kept; reports medians. */
+    static final class Results {
+        private final List<Scenario> scenarios;
+        private final List<String> contenders;
+        private final Map<String, Map<String, List<Double>>> rounds = new LinkedHashMap<>();
+        private final Map<String, Double> requests = new LinkedHashMap<>();
+
+        Results(List<Scenario> scenarios, List<String> contenders) {
+            this.scenarios = scenarios;
+            this.contenders = contenders;
+        }
+
+        void add(Scenario scenario, String contender, Map<String, Double> figures) {
+            Map<String, List<Double>> byFigure = rounds.computeIfAbsent(scenario + "/" + contender,
+                    k -> new LinkedHashMap<>());
+            figures.forEach((figure, value) -> byFigure.computeIfAbsent(figure, f -> new ArrayList<>()).add(value));
+        }
+
+        void requests(Scenario scenario, String contender, double perOp) {
+            requests.put(scenario + "/" + contender, perOp);
+        }
+
+        double median(Scenario scenario, String contender, String figure) {
+            List<Double> values = new ArrayList<>(rounds.getOrDefault(scenario + "/" + contender, Map.of())
+                    .getOrDefault(figure, List.of()));
+            if (values.isEmpty()) {
+                return Double.NaN;
+            }
+            values.sort(Double::compare);
+            int n = values.size();
+            return n % 2 == 1 ? values.get(n / 2) : (values.get(n / 2 - 1) + values.get(n / 2)) / 2;
+        }
+
+        double requestsPerOp(Scenario scenario, String contender) {
+            return requests.getOrDefault(scenario + "/" + contender, Double.NaN);
+        }
+
+        List<String> figures(Scenario scenario) {
+            for (String contender : contenders) {
+                Map<String, List<Double>> byFigure = rounds.get(scenario + "/" + contender);
+                if (byFigure != null) {
+                    return new ArrayList<>(byFigure.keySet());
+                }
+            }
+            return List.of();
+        }
+
+        String table() {
+            StringBuilder out = new StringBuilder();
+            for (Scenario scenario : scenarios) {
+                out.append(String.format(Locale.ROOT, "%n%s: %s (median of rounds)%n", scenario,
+                        scenario.description));
+                out.append(String.format(Locale.ROOT, "  %-18s", "figure"));
+                contenders.forEach(c -> out.append(String.format(Locale.ROOT, "%15s", c)));
+                out.append('\n');
+                List<String> figures = new ArrayList<>(figures(scenario));
+                figures.add("requests/op");
+                for (String figure : figures) {
+                    out.append(String.format(Locale.ROOT, "  %-18s", figure));
+                    for (String contender : contenders) {
+                        double value = figure.equals("requests/op") ? requestsPerOp(scenario, contender)
+                                : median(scenario, contender, figure);
+                        out.append(String.format(Locale.ROOT, value >= 100 ? "%15.0f" : "%15.2f", value));
+                    }
+                    out.append('\n');
+                }
+                if (contenders.contains("warden")) {
+                    for (String other : contenders) {
+                        if (!other.equals("warden")) {
+                            out.append(String.format(Locale.ROOT, "  warden / %-13s ops/s ratio %.2f%n", other,
+                                    median(scenario, "warden", "ops/s") / median(scenario, other, "ops/s")));
+                        }
+                    }
+                }
+            }
+            return out.toString();
+        }
+
+        String json(String uri, RedisServer server, Duration seconds, int roundCount) {
+            StringBuilder json = new StringBuilder("{\n");
+            json.append(String.format(Locale.ROOT, "  \"when\": \"%s\",%n", Instant.now()));
+            json.append(String.format(Locale.ROOT, "  \"machine\": {\"cores\": %d, \"os\": \"%s %s\", \"java\": \"%s\"},%n",
+                    Runtime.getRuntime().availableProcessors(), System.getProperty("os.name"),
+                    System.getProperty("os.arch"), System.getProperty("java.version")));
+            json.append(String.format(Locale.ROOT, "  \"redis\": \"%s\",%n",
+                    server == null ? "external" : "redis-server major version " + server.majorVersion()));
+            json.append(String.format(Locale.ROOT, "  \"secondsPerRun\": %.1f, \"rounds\": %d,%n",
+                    seconds.toMillis() / 1000.0, roundCount));
+            json.append("  \"results\": {\n");
+            List<String> entries = new ArrayList<>();
+            for (Scenario scenario : scenarios) {
+                for (String contender : contenders) {
+                    StringBuilder entry = new StringBuilder(String.format(Locale.ROOT, "    \"%s/%s\": {", scenario,
+                            contender));
+                    List<String> parts = new ArrayList<>();
+                    for (String figure : figures(scenario)) {
+                        parts.add(String.format(Locale.ROOT, "\"%s\": %.3f", figure,
+                                median(scenario, contender, figure)));
+                    }
+                    parts.add(String.format(Locale.ROOT, "\"requests/op\": %.3f", requestsPerOp(scenario, contender)));
+                    entry.append(String.join(", ", parts)).append('}');
+                    entries.add(entry.toString());
+                }
+            }
+            json.append(String.join(",\n", entries)).append("\n  }\n}\n");
+            return json.toString();
+        }
+    }
+}

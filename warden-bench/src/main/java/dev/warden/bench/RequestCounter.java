@@ -1,0 +1,51 @@
+package dev.warden.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Counts the requests clients send to Redis with MONITOR, leaving out the commands scripts run inside the server
+ * (MONITOR shows them as {@code [0 lua]}). Used only in untimed counting phases: MONITOR slows the server.
+ */
+final class RequestCounter implements AutoCloseable {
+    private final Socket socket;
+    private final AtomicLong requests = new AtomicLong();
+    private final Thread reader;
+
+    RequestCounter(String host, int port) throws IOException {
+        socket = new Socket(host, port);
+        socket.getOutputStream().write("MONITOR\r\n".getBytes(StandardCharsets.US_ASCII));
+        BufferedReader lines = new BufferedReader(new InputStreamReader(socket.getInputStream(),
+                StandardCharsets.UTF_8));
+        if (!"+OK".equals(lines.readLine())) {
+            throw new IOException("MONITOR refused");
+        }
+        reader = new Thread(() -> {
+            try {
+                String line;
+                while ((line = lines.readLine()) != null) {
+                    if (!line.contains(" lua]")) {
+                        requests.incrementAndGet();
+                    }
+                }
+            } catch (IOException e) {
+                // The socket is closed by close(): counting is over.
+            }
+        }, "bench-monitor");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    long requests() {
+        return requests.get();
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}

@@ -1,0 +1,34 @@
+package dev.warden.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.warden.redisserver.RedisServer;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** A few seconds of every scenario for every contender: the benchmark keeps working. Figures are not judged. */
+class BenchSmokeTest {
+
+    @Test
+    void everyContenderRunsEveryScenarioSafely() throws Exception {
+        try (RedisServer server = RedisServer.start()) {
+            List<Scenario> scenarios = List.of(Scenario.values());
+            Bench.Results results = Bench.run(server.uri(), scenarios, Contenders.NAMES, Duration.ofMillis(300), 1);
+            for (String contender : Contenders.NAMES) {
+                for (Scenario scenario : scenarios) {
+                    assertThat(results.median(scenario, contender, "ops/s")).as("%s %s", scenario, contender)
+                            .isPositive();
+                    assertThat(results.requestsPerOp(scenario, contender)).as("%s %s", scenario, contender)
+                            .isGreaterThanOrEqualTo(1.9);
+                }
+                assertThat(results.median(Scenario.S3, contender, "lost updates")).isZero();
+                assertThat(results.median(Scenario.S3, contender, "overlaps")).isZero();
+            }
+            // An uncontended Warden pair is two requests: one script to acquire, one to release.
+            assertThat(results.requestsPerOp(Scenario.S1, "warden")).isBetween(1.9, 2.1);
+            assertThat(results.table()).contains("S3: 8 threads, one key").contains("warden / redisson");
+            assertThat(results.json("redis://x", server, Duration.ofMillis(300), 1)).contains("\"S1/warden\"");
+        }
+    }
+}
