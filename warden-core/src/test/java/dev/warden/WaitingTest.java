@@ -110,6 +110,82 @@ class WaitingTest extends RedisTestSupport {
     }
 
     @Test
+    void releaseHandsTheLockToTheNextLocalWaiterInOneScript() throws Exception {
+        String name = uniqueName();
+        LockClient client = client();
+        client.lock(uniqueName()).tryAcquire().orElseThrow().release();
+        Lease holder = client.lock(name).tryAcquire().orElseThrow();
+        CompletableFuture<Lease> next = client.lock(name).acquireAsync(Duration.ofSeconds(20));
+        String waitersKey = "test:{" + name + "}:w";
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", waitersKey) == 1)).isTrue();
+        assertThat(eventually(Duration.ofSeconds(5), () -> ((List<?>) server.call("PUBSUB", "NUMSUB",
+                "test:{" + name + "}:c")).get(1).equals(1L))).isTrue();
+        Thread.sleep(200);
+        long scripts = scriptCalls();
+        long publishes = calls("publish");
+        assertThat(holder.release()).isTrue();
+        Lease handed = next.get(10, TimeUnit.SECONDS);
+        // The release itself granted the lock: no acquire round trip, no wake-up message.
+        assertThat(scriptCalls() - scripts).isEqualTo(1);
+        assertThat(calls("publish") - publishes).isZero();
+        assertThat(handed.isHeld()).isTrue();
+        assertThat(handed.fencingToken()).isGreaterThan(holder.fencingToken());
+        assertThat(client.lock(name).inspect().lastFencingToken()).isEqualTo(handed.fencingToken());
+        assertThat(server.call("EXISTS", waitersKey)).isEqualTo(0L);
+        assertThat(handed.release()).isTrue();
+        assertThat(client.lock(name).isLocked()).isFalse();
+    }
+
+    @Test
+    void noLocalHandoffWhileAnotherClientWaits() throws Exception {
+        String name = uniqueName();
+        LockClient local = client();
+        Lease holder = local.lock(name).tryAcquire().orElseThrow();
+        CompletableFuture<Lease> remote = client().lock(name).acquireAsync(Duration.ofSeconds(20));
+        String waitersKey = "test:{" + name + "}:w";
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", waitersKey) == 1)).isTrue();
+        CompletableFuture<Lease> sameClient = local.lock(name).acquireAsync(Duration.ofSeconds(20));
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", waitersKey) == 2)).isTrue();
+        long publishes = calls("publish");
+        holder.release();
+        // A plain release that wakes the other client too, rather than a handover that would starve it.
+        assertThat(calls("publish") - publishes).isEqualTo(1);
+        CompletableFuture.anyOf(remote, sameClient).get(10, TimeUnit.SECONDS);
+        for (CompletableFuture<Lease> waiter : List.of(remote, sameClient)) {
+            if (waiter.isDone()) {
+                waiter.get().release();
+            }
+        }
+        for (CompletableFuture<Lease> waiter : List.of(remote, sameClient)) {
+            Lease lease = waiter.get(10, TimeUnit.SECONDS);
+            if (lease.isHeld()) {
+                lease.release();
+            }
+        }
+    }
+
+    @Test
+    void waiterCancelledAtTheMomentOfAHandoffNeverLeaksTheLock() throws Exception {
+        String name = uniqueName();
+        LockClient client = client();
+        DistributedLock lock = client.lock(name);
+        for (int i = 0; i < 30; i++) {
+            Lease holder = lock.tryAcquire(Duration.ofSeconds(5)).orElseThrow();
+            CompletableFuture<Lease> waiter = client.lock(name).acquireAsync(Duration.ofSeconds(20));
+            Thread.sleep(15);
+            Thread canceller = new Thread(() -> waiter.cancel(true));
+            canceller.start();
+            holder.release();
+            canceller.join();
+            if (!waiter.isCancelled()) {
+                waiter.get(5, TimeUnit.SECONDS).release();
+            }
+            assertThat(eventually(Duration.ofSeconds(3), () -> !lock.isLocked()))
+                    .as("round %d: the lock must be free once nobody holds a lease", i).isTrue();
+        }
+    }
+
+    @Test
     void inspectCountsWaitersAndTheWaitersSetGoesWithTheLastOne() throws Exception {
         String name = uniqueName();
         DistributedLock lock = client().lock(name);

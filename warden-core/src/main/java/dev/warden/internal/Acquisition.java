@@ -40,6 +40,7 @@ final class Acquisition implements Notifier.Waiter {
     private boolean joined;
     private ScheduledFuture<?> timer;
     private CompletableFuture<Void> subscribedAtSend;
+    private boolean reserved;
 
     /**
      * @param waitNanos how long to wait: 0 for one try, negative for no limit
@@ -74,7 +75,7 @@ final class Acquisition implements Notifier.Waiter {
             if (result.isDone()) {
                 return;
             }
-            if (inFlight) {
+            if (inFlight || reserved) {
                 woken = true;
                 return;
             }
@@ -156,6 +157,52 @@ final class Acquisition implements Notifier.Waiter {
         }
     }
 
+    @Override
+    public boolean reserve() {
+        synchronized (this) {
+            if (result.isDone() || inFlight || reserved || !joined) {
+                return false;
+            }
+            reserved = true;
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
+            }
+            return true;
+        }
+    }
+
+    @Override
+    public void granted(long fence, long sentAt) {
+        RedisLease lease = new RedisLease(lock, token, fence, leaseMillis, renewing, sentAt);
+        client.watchdog().register(lease);
+        synchronized (this) {
+            reserved = false;
+        }
+        leaveQueue(false);
+        if (!result.complete(Optional.of(lease))) {
+            lease.abandon();
+        }
+    }
+
+    @Override
+    public void unreserve() {
+        synchronized (this) {
+            reserved = false;
+        }
+        wake();
+    }
+
+    @Override
+    public String token() {
+        return token;
+    }
+
+    @Override
+    public long leaseMillis() {
+        return leaseMillis;
+    }
+
     /** After joining an already-subscribed channel: wait like any waiter, unless a wake came meanwhile. */
     private void waitForWake(long holderTtlMillis) {
         boolean retry;
@@ -189,7 +236,7 @@ final class Acquisition implements Notifier.Waiter {
             // The script may have run although no answer came back: release by token so the lock is not held
             // until its lease ends by nobody.
             try {
-                client.scripts().release(lock.keys(), token, client.instanceId()).whenComplete((released, e) -> {
+                client.scripts().release(lock.keys(), token, client.instanceId()).whenComplete((reply, e) -> {
                     if (e != null) {
                         LOG.debug("clean-up of failed acquire of '{}' failed: {}", lock.name(), e.toString());
                     }

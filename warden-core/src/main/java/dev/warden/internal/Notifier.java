@@ -27,9 +27,26 @@ import org.slf4j.LoggerFactory;
 final class Notifier extends RedisPubSubAdapter<String, String> implements RedisConnectionStateListener {
     private static final Logger LOG = LoggerFactory.getLogger(Notifier.class);
 
-    /** A waiter: told to retry now. Must not block. */
+    /** A waiter: told to retry now, or handed the lock directly by a release of this client. Must not block. */
     interface Waiter {
         void wake();
+
+        /** Stops trying until {@link #granted} or {@link #unreserve}; false if it cannot be reserved now. */
+        boolean reserve();
+
+        /** A release of this client handed over the lock: the request that did so was sent at {@code sentAt}. */
+        void granted(long fence, long sentAt);
+
+        /** The handover did not happen: try again at once. */
+        void unreserve();
+
+        String token();
+
+        long leaseMillis();
+    }
+
+    /** A reserved head waiter and the size of the queue it heads. */
+    record Candidate(Waiter waiter, int queued) {
     }
 
     private final RedisClient client;
@@ -92,6 +109,21 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         if (next != null) {
             next.wake();
         }
+    }
+
+    /** Reserves the head waiter of a channel for a direct handover, if there is one that can be reserved now. */
+    Candidate reserveHead(String channel) {
+        Waiter head;
+        int queued;
+        synchronized (this) {
+            Deque<Waiter> queue = queues.get(channel);
+            if (queue == null || queue.isEmpty()) {
+                return null;
+            }
+            head = queue.peekFirst();
+            queued = queue.size();
+        }
+        return head.reserve() ? new Candidate(head, queued) : null;
     }
 
     /** Wakes the head waiter of a channel, if any: a release was heard, or a local lease ended. */

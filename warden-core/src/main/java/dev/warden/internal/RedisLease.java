@@ -5,6 +5,7 @@ import dev.warden.LockException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -95,22 +96,42 @@ final class RedisLease implements Lease {
         if (!state.compareAndSet(HELD, RELEASING)) {
             return false;
         }
-        lock.client().watchdog().unregister(this);
-        long released;
+        RedisLockClient client = lock.client();
+        client.watchdog().unregister(this);
+        // A waiter of this client heads the queue: the release script may hand it the lock directly, saving its
+        // acquire round trip, unless another client waits too.
+        Notifier.Candidate next = client.notifier().reserveHead(keys.channel());
+        long sentAt = client.ticker().read();
+        List<Object> reply;
         try {
-            released = lock.client().await(lock.client().scripts().release(keys, token, lock.client().instanceId()),
-                    lock.describe("release"));
+            reply = client.await(next == null
+                    ? client.scripts().release(keys, token, client.instanceId())
+                    : client.scripts().releaseTo(keys, token, client.instanceId(), next.waiter().token(),
+                            next.waiter().leaseMillis(), next.queued()), lock.describe("release"));
         } catch (LockException e) {
             state.set(RELEASED);
+            if (next != null) {
+                next.waiter().unreserve();
+            }
             throw e;
         }
-        if (released == 1L) {
+        long status = (Long) reply.get(0);
+        if (status == 2L) {
             state.set(RELEASED);
-            lock.client().notifier().wakeOne(keys.channel());
+            next.waiter().granted((Long) reply.get(1), sentAt);
             return true;
         }
-        lose("it was found expired or taken on release");
-        return false;
+        if (status == 1L) {
+            state.set(RELEASED);
+        } else {
+            lose("it was found expired or taken on release");
+        }
+        if (next != null) {
+            next.waiter().unreserve();
+        } else {
+            client.notifier().wakeOne(keys.channel());
+        }
+        return status == 1L;
     }
 
     @Override
@@ -133,7 +154,7 @@ final class RedisLease implements Lease {
             return CompletableFuture.completedFuture(null);
         }
         lock.client().watchdog().unregister(this);
-        return lock.client().scripts().release(keys, token, lock.client().instanceId()).handle((released, error) -> {
+        return lock.client().scripts().release(keys, token, lock.client().instanceId()).handle((reply, error) -> {
             state.set(RELEASED);
             if (error != null) {
                 LOG.warn("could not release abandoned lease of lock '{}'; it expires after {} ms: {}",

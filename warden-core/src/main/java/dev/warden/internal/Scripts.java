@@ -37,10 +37,20 @@ final class Scripts {
                 token, Long.toString(leaseMillis), registerWaiter ? "1" : "0", RETENTION, SLACK);
     }
 
-    /** Returns 1 when released, 0 when the token no longer owned the lock. */
-    CompletableFuture<Long> release(LockKeys keys, String token, String message) {
-        return run(release, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
-                token, RETENTION, keys.channel(), message);
+    /** Returns {1, 0} when released, {0, 0} when the token no longer owned the lock. */
+    CompletableFuture<List<Object>> release(LockKeys keys, String token, String message) {
+        return releaseTo(keys, token, message, "", 0, 0);
+    }
+
+    /**
+     * Releases, handing the lock to a waiter of this client if no other client waits: returns {2, new fence} when
+     * handed over, else as {@link #release}.
+     */
+    CompletableFuture<List<Object>> releaseTo(LockKeys keys, String token, String message, String nextToken,
+                                              long nextLeaseMillis, int localWaiters) {
+        return run(release, ScriptOutputType.MULTI, new String[] {keys.lock(), keys.waiters()},
+                token, RETENTION, keys.channel(), message, nextToken, Long.toString(nextLeaseMillis),
+                Integer.toString(localWaiters));
     }
 
     /** Returns one 1 (renewed) or 0 (lost) per key; {@code args} holds a token and a lease in ms per key. */

@@ -1,20 +1,34 @@
--- Release a lock if, and only if, the token still owns it.
+-- Release a lock if, and only if, the token still owns it; optionally hand it straight to a waiter of the same
+-- client when no other client waits.
 -- KEYS[1] lock key, KEYS[2] waiters; ARGV[1] owner token, ARGV[2] fence retention ms,
--- ARGV[3] wake-up channel, ARGV[4] wake-up message.
--- The key keeps the last fence (the fencing counter) for ARGV[2] ms. A wake-up is published only when a waiter's
--- registration is still live.
--- Returns 1 if released, 0 if the token no longer owned the lock (expired or taken).
+-- ARGV[3] wake-up channel, ARGV[4] wake-up message,
+-- ARGV[5] the local waiter's token ('' for none), ARGV[6] its lease ms, ARGV[7] how many waiters that client has.
+-- Returns {0, 0} if the token no longer owned the lock (expired or taken), {1, 0} if released (the key keeps the
+-- last fence, as the fencing counter; a wake-up is published only while a waiter's registration is live), or
+-- {2, fence} if handed to the local waiter with that new fence.
 if redis.replicate_commands then redis.replicate_commands() end
 local current = redis.call('GET', KEYS[1])
-if not current then return 0 end
+if not current then return {0, 0} end
 local fence, owner = string.match(current, '^(%d+):(.+)$')
-if owner ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], fence, 'PX', ARGV[2])
+if owner ~= ARGV[1] then return {0, 0} end
+local waiting = 0
+local now
 if redis.call('EXISTS', KEYS[2]) == 1 then
-  local now = redis.call('TIME')
+  now = redis.call('TIME')
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
-  if redis.call('ZCARD', KEYS[2]) > 0 then
-    redis.call('PUBLISH', ARGV[3], ARGV[4])
-  end
+  waiting = redis.call('ZCARD', KEYS[2])
 end
-return 1
+if ARGV[5] ~= '' and waiting <= tonumber(ARGV[7]) then
+  now = now or redis.call('TIME')
+  local next = math.max(tonumber(fence) + 1, tonumber(now[1]) * 1000000 + tonumber(now[2]))
+  redis.call('SET', KEYS[1], string.format('%.0f', next) .. ':' .. ARGV[5], 'PX', ARGV[6])
+  if redis.call('ZREM', KEYS[2], ARGV[5]) == 1 and redis.call('ZCARD', KEYS[2]) == 0 then
+    redis.call('DEL', KEYS[2])
+  end
+  return {2, next}
+end
+redis.call('SET', KEYS[1], fence, 'PX', ARGV[2])
+if waiting > 0 then
+  redis.call('PUBLISH', ARGV[3], ARGV[4])
+end
+return {1, 0}
