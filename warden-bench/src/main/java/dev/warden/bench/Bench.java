@@ -1,6 +1,7 @@
 package dev.warden.bench;
 
 import dev.warden.redisserver.RedisServer;
+import dev.warden.redisserver.Resp;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -61,11 +62,18 @@ public final class Bench {
             try (Contender contender = Contenders.open(name, uri)) {
                 for (Scenario scenario : scenarios) {
                     // Untimed: requests per operation, counted with MONITOR.
-                    try (RequestCounter counter = new RequestCounter(parsed.getHost(), parsed.getPort())) {
+                    try (RequestCounter counter = new RequestCounter(parsed.getHost(), parsed.getPort());
+                         Resp admin = new Resp(parsed.getHost(), parsed.getPort(), Duration.ofSeconds(10))) {
                         Map<String, Double> sample = scenario.run(contender, Duration.ofMillis(500), "count:");
-                        Thread.sleep(100);
+                        long requests = counter.finish(command -> {
+                            try {
+                                admin.call(command);
+                            } catch (java.io.IOException e) {
+                                throw new java.io.UncheckedIOException(e);
+                            }
+                        });
                         double ops = sample.get("ops/s") * 0.5;
-                        results.requests(scenario, name, ops == 0 ? 0 : counter.requests() / ops);
+                        results.requests(scenario, name, ops == 0 ? 0 : requests / ops);
                     }
                 }
             }

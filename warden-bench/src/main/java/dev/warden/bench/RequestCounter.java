@@ -12,8 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * (MONITOR shows them as {@code [0 lua]}). Used only in untimed counting phases: MONITOR slows the server.
  */
 final class RequestCounter implements AutoCloseable {
+    private static final String END = "bench-count-end";
     private final Socket socket;
     private final AtomicLong requests = new AtomicLong();
+    private final java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
     private final Thread reader;
 
     RequestCounter(String host, int port) throws IOException {
@@ -28,7 +30,9 @@ final class RequestCounter implements AutoCloseable {
             try {
                 String line;
                 while ((line = lines.readLine()) != null) {
-                    if (!line.contains(" lua]")) {
+                    if (line.contains(END)) {
+                        ended.countDown();
+                    } else if (ended.getCount() > 0 && !line.contains(" lua]")) {
                         requests.incrementAndGet();
                     }
                 }
@@ -40,7 +44,18 @@ final class RequestCounter implements AutoCloseable {
         reader.start();
     }
 
-    long requests() {
+    /**
+     * Ends counting: sends a marker through the server and waits until MONITOR has shown it, so every request
+     * before it is counted and none after.
+     *
+     * @param server sends one command to the server over another connection
+     * @return the requests counted
+     */
+    long finish(java.util.function.Consumer<String[]> server) throws InterruptedException {
+        server.accept(new String[] {"ECHO", END});
+        if (!ended.await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+            throw new IllegalStateException("MONITOR did not show the end marker");
+        }
         return requests.get();
     }
 
