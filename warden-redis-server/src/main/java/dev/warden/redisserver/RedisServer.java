@@ -39,6 +39,7 @@ public final class RedisServer implements AutoCloseable {
     private final Path binary;
     private final List<String> extraArgs;
     private final Duration startTimeout;
+    private final Path[] tls;
     private final Path dir;
     private final Deque<String> log = new ArrayDeque<>();
     private int port;
@@ -48,6 +49,7 @@ public final class RedisServer implements AutoCloseable {
         this.binary = builder.binary != null ? builder.binary : RedisBinary.resolve();
         this.extraArgs = List.copyOf(builder.args);
         this.startTimeout = builder.startTimeout;
+        this.tls = builder.tls;
         this.port = builder.port;
         try {
             this.dir = Files.createTempDirectory("warden-redis-");
@@ -85,9 +87,9 @@ public final class RedisServer implements AutoCloseable {
         return HOST;
     }
 
-    /** @return {@code redis://127.0.0.1:PORT} */
+    /** @return {@code redis://127.0.0.1:PORT}, or {@code rediss://} for a TLS server */
     public String uri() {
-        return "redis://" + HOST + ":" + port;
+        return (tls != null ? "rediss://" : "redis://") + HOST + ":" + port;
     }
 
     /** @return the server's working directory */
@@ -111,7 +113,8 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /**
-     * Sends one command over a fresh connection and returns the decoded reply (see {@link Resp}).
+     * Sends one command over a fresh plain connection (not for TLS servers) and returns the decoded reply (see
+     * {@link Resp}).
      *
      * @param args the command and its arguments
      * @return the reply
@@ -191,8 +194,14 @@ public final class RedisServer implements AutoCloseable {
     private void launch() {
         List<String> command = new ArrayList<>();
         command.add(binary.toString());
-        command.addAll(List.of("--port", Integer.toString(port), "--bind", HOST, "--save", "", "--appendonly", "no",
-                "--dir", dir.toString(), "--daemonize", "no", "--protected-mode", "no"));
+        command.addAll(List.of("--port", Integer.toString(tls != null ? 0 : port), "--bind", HOST, "--save", "",
+                "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no", "--protected-mode", "no"));
+        if (tls != null) {
+            // TLS only: the plain port is off, so a working client proves the traffic was encrypted.
+            command.addAll(List.of("--tls-port", Integer.toString(port), "--tls-cert-file", tls[0].toString(),
+                    "--tls-key-file", tls[1].toString(), "--tls-ca-cert-file", tls[0].toString(),
+                    "--tls-auth-clients", "no"));
+        }
         if (RedisBinary.majorVersion(binary) >= 7) {
             // Redis 7 disables DEBUG by default; fault tests need DEBUG SLEEP from loopback.
             command.addAll(List.of("--enable-debug-command", "local"));
@@ -211,7 +220,9 @@ public final class RedisServer implements AutoCloseable {
         drain.start();
         try {
             ready.get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
-            call("PING");
+            if (tls == null) {
+                call("PING");
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             p.destroyForcibly();
@@ -298,6 +309,7 @@ public final class RedisServer implements AutoCloseable {
         private final List<String> args = new ArrayList<>();
         private Path binary;
         private Duration startTimeout = Duration.ofSeconds(20);
+        private Path[] tls;
         private int port;
 
         private Builder() {
@@ -324,6 +336,19 @@ public final class RedisServer implements AutoCloseable {
          */
         public Builder binary(Path path) {
             this.binary = Objects.requireNonNull(path, "binary");
+            return this;
+        }
+
+        /**
+         * Serves TLS only, with this certificate (also the CA the server trusts) and key, both PEM; clients need no
+         * certificate. {@link RedisServer#call} does not work on such a server.
+         *
+         * @param certificate a PEM certificate
+         * @param key         its PEM private key
+         * @return this builder
+         */
+        public Builder tls(Path certificate, Path key) {
+            this.tls = new Path[] {Objects.requireNonNull(certificate, "certificate"), Objects.requireNonNull(key, "key")};
             return this;
         }
 
