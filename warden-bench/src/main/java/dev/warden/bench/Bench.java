@@ -19,7 +19,7 @@ import java.util.Map;
  * Runs the scenarios for every contender against one Redis, in interleaved rounds (A B C A B C ...) so that drift
  * of the machine hits all alike, and reports the median of the rounds, a plain table and a JSON file.
  *
- * <p>Options: {@code --seconds N} per scenario and round (5), {@code --rounds N} (3), {@code --scenarios S1,S2,S3},
+ * <p>Options: {@code --seconds N} per scenario and round (3), {@code --rounds N} (3), {@code --scenarios S1,S2,S3,S4,S3C,S4C},
  * {@code --contenders warden,floor,redisson,redisson-fair}, {@code --out DIR} (bench-results), {@code --redis URI}
  * (default: a redis-server started here).
  */
@@ -29,9 +29,9 @@ public final class Bench {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> options = options(args);
-        Duration seconds = Duration.ofMillis((long) (Double.parseDouble(options.getOrDefault("seconds", "5")) * 1000));
+        Duration seconds = Duration.ofMillis((long) (Double.parseDouble(options.getOrDefault("seconds", "3")) * 1000));
         int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
-        List<Scenario> scenarios = Arrays.stream(options.getOrDefault("scenarios", "S1,S2,S3").split(","))
+        List<Scenario> scenarios = Arrays.stream(options.getOrDefault("scenarios", "S1,S2,S3,S4,S3C,S4C").split(","))
                 .map(Scenario::valueOf).toList();
         List<String> contenders = List.of(options.getOrDefault("contenders", String.join(",", Contenders.NAMES))
                 .split(","));
@@ -59,37 +59,52 @@ public final class Bench {
         Results results = new Results(scenarios, contenders);
         URI parsed = URI.create(uri);
         for (String name : contenders) {
-            try (Contender contender = Contenders.open(name, uri)) {
-                for (Scenario scenario : scenarios) {
-                    // Untimed: requests per operation, counted with MONITOR.
-                    try (RequestCounter counter = new RequestCounter(parsed.getHost(), parsed.getPort());
-                         Resp admin = new Resp(parsed.getHost(), parsed.getPort(), Duration.ofSeconds(10))) {
-                        Map<String, Double> sample = scenario.run(contender, Duration.ofMillis(500), "count:");
-                        long requests = counter.finish(command -> {
-                            try {
-                                admin.call(command);
-                            } catch (java.io.IOException e) {
-                                throw new java.io.UncheckedIOException(e);
-                            }
-                        });
-                        double ops = sample.get("ops/s") * 0.5;
-                        results.requests(scenario, name, ops == 0 ? 0 : requests / ops);
-                    }
+            for (Scenario scenario : scenarios) {
+                // Untimed: requests per operation, counted with MONITOR.
+                List<Contender> opened = open(name, uri, scenario);
+                try (RequestCounter counter = new RequestCounter(parsed.getHost(), parsed.getPort());
+                     Resp admin = new Resp(parsed.getHost(), parsed.getPort(), Duration.ofSeconds(10))) {
+                    Map<String, Double> sample = scenario.run(t -> opened.get(t % opened.size()),
+                            Duration.ofMillis(500), "count:");
+                    long requests = counter.finish(command -> {
+                        try {
+                            admin.call(command);
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    });
+                    double ops = sample.get("ops/s") * 0.5;
+                    results.requests(scenario, name, ops == 0 ? 0 : requests / ops);
+                } finally {
+                    opened.forEach(Contender::close);
                 }
             }
         }
         for (int round = 0; round < rounds; round++) {
             for (Scenario scenario : scenarios) {
                 for (String name : contenders) {
-                    try (Contender contender = Contenders.open(name, uri)) {
-                        scenario.run(contender, Duration.ofMillis(300), "warmup:");
-                        results.add(scenario, name, scenario.run(contender, seconds, "r" + round + ":"));
+                    List<Contender> opened = open(name, uri, scenario);
+                    try {
+                        java.util.function.IntFunction<Contender> pick = t -> opened.get(t % opened.size());
+                        scenario.run(pick, Duration.ofMillis(300), "warmup:");
+                        results.add(scenario, name, scenario.run(pick, seconds, "r" + round + ":"));
+                    } finally {
+                        opened.forEach(Contender::close);
                     }
                     System.err.printf("round %d/%d %s %s done%n", round + 1, rounds, scenario, name);
                 }
             }
         }
         return results;
+    }
+
+    /** One contender shared by the scenario's threads, or one per thread when the scenario says so. */
+    private static List<Contender> open(String name, String uri, Scenario scenario) {
+        List<Contender> opened = new ArrayList<>();
+        for (int c = 0; c < (scenario.clientPerThread ? scenario.threads : 1); c++) {
+            opened.add(Contenders.open(name, uri));
+        }
+        return opened;
     }
 
     private static Map<String, String> options(String[] args) {

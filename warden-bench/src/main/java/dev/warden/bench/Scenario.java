@@ -17,19 +17,39 @@ enum Scenario {
     /** Sixteen threads, one key each: total ops/s. */
     S2("16 threads, own keys", 16, false),
     /** Eight threads on one key around a non-atomic increment: handoffs/s, waits, fairness, safety. */
-    S3("8 threads, one key", 8, true);
+    S3("8 threads, one key", 8, true, 0, false),
+    /** Sixteen threads on one key with 1 ms of work inside: ideal about 1000 handoffs/s. */
+    S4("16 threads, one key, 1 ms of work", 16, true, 1, false),
+    /** S3 with one client instance per thread, as separate processes would have. */
+    S3C("8 threads, one key, a client per thread", 8, true, 0, true),
+    /** S4 with one client instance per thread. */
+    S4C("16 threads, one key, 1 ms of work, a client per thread", 16, true, 1, true);
 
     final String description;
     final int threads;
     final boolean shared;
+    final int workMillis;
+    final boolean clientPerThread;
 
     Scenario(String description, int threads, boolean shared) {
+        this(description, threads, shared, 0, false);
+    }
+
+    Scenario(String description, int threads, boolean shared, int workMillis, boolean clientPerThread) {
         this.description = description;
         this.threads = threads;
         this.shared = shared;
+        this.workMillis = workMillis;
+        this.clientPerThread = clientPerThread;
     }
 
     Map<String, Double> run(Contender contender, Duration duration, String keyPrefix) throws Exception {
+        return run(t -> contender, duration, keyPrefix);
+    }
+
+    /** Runs with the contender of each thread given by {@code contenders} (one shared, or one per thread). */
+    Map<String, Double> run(java.util.function.IntFunction<Contender> contenders, Duration duration, String keyPrefix)
+            throws Exception {
         Recorder latencies = new Recorder(3);
         long[] perThread = new long[threads];
         AtomicInteger inside = new AtomicInteger();
@@ -44,6 +64,7 @@ enum Scenario {
         for (int t = 0; t < threads; t++) {
             int id = t;
             String key = keyPrefix + (shared ? "shared" : "key-" + t);
+            Contender contender = contenders.apply(t);
             Thread worker = new Thread(() -> {
                 try {
                     start.await();
@@ -61,6 +82,10 @@ enum Scenario {
                             int at = sequenceLength.getAndIncrement();
                             if (at < sequence.length) {
                                 sequence[at] = id;
+                            }
+                            if (workMillis > 0) {
+                                // Simulated work, such as a call to the protected resource, while holding the lock.
+                                Thread.sleep(workMillis);
                             }
                             inside.decrementAndGet();
                             release.release();
@@ -85,7 +110,7 @@ enum Scenario {
             worker.join(duration.toMillis() + 120_000);
         }
         if (failure.get() != null) {
-            throw new IllegalStateException(contender.name() + " failed in " + name(), failure.get());
+            throw new IllegalStateException(contenders.apply(0).name() + " failed in " + name(), failure.get());
         }
         double seconds = (System.nanoTime() - window[0]) / 1e9;
         var histogram = latencies.getIntervalHistogram();
