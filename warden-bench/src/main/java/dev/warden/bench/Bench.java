@@ -40,6 +40,19 @@ public final class Bench {
         String uri = server != null ? server.uri() : options.get("redis");
         try {
             Results results = run(uri, scenarios, contenders, seconds, rounds);
+            for (String resource : options.getOrDefault("resources", "S5,S6").split(",")) {
+                for (String name : List.of("warden", "redisson")) {
+                    if (!resource.isBlank() && contenders.contains(name)) {
+                        results.resources(resource, name, resource.equals("S5")
+                                ? Resources.renewals(name, uri, Integer.parseInt(options.getOrDefault("s5-leases",
+                                        "10000")), Duration.ofSeconds(3), Duration.ofSeconds(Long.parseLong(
+                                        options.getOrDefault("s5-seconds", "20"))))
+                                : Resources.memory(name, uri, Integer.parseInt(options.getOrDefault("s6-locks",
+                                        "100000"))));
+                        System.err.printf("%s %s done%n", resource, name);
+                    }
+                }
+            }
             String table = results.table();
             System.out.print(table);
             Files.createDirectories(out);
@@ -124,6 +137,7 @@ public final class Bench {
         private final List<String> contenders;
         private final Map<String, Map<String, List<Double>>> rounds = new LinkedHashMap<>();
         private final Map<String, Double> requests = new LinkedHashMap<>();
+        private final Map<String, Map<String, Map<String, Double>>> resources = new LinkedHashMap<>();
 
         Results(List<Scenario> scenarios, List<String> contenders) {
             this.scenarios = scenarios;
@@ -134,6 +148,14 @@ public final class Bench {
             Map<String, List<Double>> byFigure = rounds.computeIfAbsent(scenario + "/" + contender,
                     k -> new LinkedHashMap<>());
             figures.forEach((figure, value) -> byFigure.computeIfAbsent(figure, f -> new ArrayList<>()).add(value));
+        }
+
+        void resources(String scenario, String contender, Map<String, Double> figures) {
+            resources.computeIfAbsent(scenario, s -> new LinkedHashMap<>()).put(contender, figures);
+        }
+
+        Map<String, Map<String, Map<String, Double>>> resources() {
+            return resources;
         }
 
         void requests(Scenario scenario, String contender, double perOp) {
@@ -193,6 +215,23 @@ public final class Bench {
                     }
                 }
             }
+            for (Map.Entry<String, Map<String, Map<String, Double>>> resource : resources.entrySet()) {
+                out.append(String.format(Locale.ROOT, "%n%s: %s (one run)%n", resource.getKey(),
+                        resource.getKey().equals("S5") ? "many leases kept alive by the watchdog (3 s lease)"
+                                : "memory of held locks"));
+                Map<String, Map<String, Double>> byContender = resource.getValue();
+                out.append(String.format(Locale.ROOT, "  %-38s", "figure"));
+                byContender.keySet().forEach(c -> out.append(String.format(Locale.ROOT, "%15s", c)));
+                out.append('\n');
+                for (String figure : byContender.values().iterator().next().keySet()) {
+                    out.append(String.format(Locale.ROOT, "  %-38s", figure));
+                    for (Map<String, Double> figures : byContender.values()) {
+                        double value = figures.getOrDefault(figure, Double.NaN);
+                        out.append(String.format(Locale.ROOT, value >= 100 ? "%15.0f" : "%15.3f", value));
+                    }
+                    out.append('\n');
+                }
+            }
             return out.toString();
         }
 
@@ -220,6 +259,15 @@ public final class Bench {
                     parts.add(String.format(Locale.ROOT, "\"requests/op\": %.3f", requestsPerOp(scenario, contender)));
                     entry.append(String.join(", ", parts)).append('}');
                     entries.add(entry.toString());
+                }
+            }
+            for (Map.Entry<String, Map<String, Map<String, Double>>> resource : resources.entrySet()) {
+                for (Map.Entry<String, Map<String, Double>> byContender : resource.getValue().entrySet()) {
+                    List<String> parts = new ArrayList<>();
+                    byContender.getValue().forEach((figure, value) -> parts.add(String.format(Locale.ROOT,
+                            "\"%s\": %.3f", figure, value)));
+                    entries.add(String.format(Locale.ROOT, "    \"%s/%s\": {%s}", resource.getKey(),
+                            byContender.getKey(), String.join(", ", parts)));
                 }
             }
             json.append(String.join(",\n", entries)).append("\n  }\n}\n");

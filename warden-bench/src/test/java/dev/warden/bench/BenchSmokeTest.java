@@ -31,4 +31,19 @@ class BenchSmokeTest {
             assertThat(results.json("redis://x", server, Duration.ofMillis(300), 1)).contains("\"S1/warden\"");
         }
     }
+
+    @Test
+    void manyLeasesAreRenewedInBatchesAndAReleasedLockLeavesOnlyItsCounter() throws Exception {
+        try (RedisServer server = RedisServer.start()) {
+            var renewals = Resources.renewals("warden", server.uri(), 200, Duration.ofSeconds(3),
+                    Duration.ofSeconds(3));
+            assertThat(renewals.get("leases still held")).isEqualTo(200.0);
+            // 200 leases in batches of up to 100: about 2 requests per renewal period, 0.01 per lease.
+            assertThat(renewals.get("renew requests per lease per period")).isBetween(0.004, 0.03);
+            var memory = Resources.memory("warden", server.uri(), 1000);
+            assertThat(memory.get("keys per held lock")).isEqualTo(1.0);
+            assertThat(memory.get("keys per released lock")).isEqualTo(1.0);
+            assertThat(memory.get("redis bytes per held lock")).isPositive();
+        }
+    }
 }

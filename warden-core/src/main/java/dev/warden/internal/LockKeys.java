@@ -3,15 +3,23 @@ package dev.warden.internal;
 /**
  * The Redis names of one lock. Every key carries the same hash tag, so that all of one lock's keys live in one
  * Redis Cluster slot. Braces and percent signs in the name are escaped so that a name cannot change the tag.
+ * Only the lock key is kept; the others are derived when needed, which keeps a held lease small.
  *
- * @param lock    the lock key: {@code "<fence>:<token>"} while held, {@code "<fence>"} while free
- * @param waiters a sorted set of the tokens of waiting acquisitions, scored by when each registration expires
- * @param channel the pub/sub channel a release publishes on when someone waits
+ * @param lock the lock key: {@code "<fence>:<token>"} while held, {@code "<fence>"} while free
  */
-record LockKeys(String lock, String waiters, String channel) {
+record LockKeys(String lock) {
     static LockKeys of(String prefix, String name) {
-        String lock = prefix + "{" + escape(name) + "}";
-        return new LockKeys(lock, lock + ":w", lock + ":c");
+        return new LockKeys(prefix + "{" + escape(name) + "}");
+    }
+
+    /** @return a sorted set of the tokens of waiting acquisitions, scored by when each registration expires */
+    String waiters() {
+        return lock + ":w";
+    }
+
+    /** @return the pub/sub channel a release publishes on when someone waits */
+    String channel() {
+        return lock + ":c";
     }
 
     private static String escape(String name) {

@@ -1,0 +1,219 @@
+package dev.warden.bench;
+
+import dev.warden.Lease;
+import dev.warden.LockClient;
+import dev.warden.LockConfig;
+import dev.warden.redisserver.Resp;
+import java.lang.management.ManagementFactory;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * S5 and S6, run once per contender: the cost of many held leases rather than of lock operations.
+ *
+ * <p>S5: N leases held with the watchdog at a short lease for a while: renewal requests per lease per renewal
+ * period (top-level EVAL/EVALSHA calls from INFO commandstats), the client process's CPU time, and whether every
+ * lease is still held. S6: Redis memory per held lock (INFO used_memory delta), client heap per held lease, and
+ * what a released lock leaves behind.
+ */
+final class Resources {
+    private Resources() {
+    }
+
+    static Map<String, Double> renewals(String contender, String uri, int leases, Duration lease, Duration hold)
+            throws Exception {
+        call(uri, "FLUSHALL");
+        try (Holder holder = Holder.open(contender, uri, lease)) {
+            holder.acquire("s5:", leases);
+            long calls = scriptCalls(uri);
+            long cpu = processCpuNanos();
+            TimeUnit.MILLISECONDS.sleep(hold.toMillis());
+            double periods = hold.toMillis() / (lease.toMillis() / 3.0);
+            Map<String, Double> figures = new LinkedHashMap<>();
+            figures.put("renew requests per lease per period", (scriptCalls(uri) - calls) / (leases * periods));
+            figures.put("client cpu ms per s", (processCpuNanos() - cpu) / 1e6 / (hold.toMillis() / 1000.0));
+            figures.put("leases still held", (double) holder.stillHeld());
+            holder.releaseAll();
+            return figures;
+        }
+    }
+
+    static Map<String, Double> memory(String contender, String uri, int locks) throws Exception {
+        call(uri, "FLUSHALL");
+        try (Holder holder = Holder.open(contender, uri, Duration.ofSeconds(60))) {
+            System.gc();
+            long keysBefore = dbSize(uri);
+            long redisBefore = usedMemory(uri);
+            long heapBefore = heapUsed();
+            holder.acquire("s6:", locks);
+            System.gc();
+            long heapAfter = heapUsed();
+            long redisAfter = usedMemory(uri);
+            long keysHeld = dbSize(uri);
+            holder.releaseAll();
+            Map<String, Double> figures = new LinkedHashMap<>();
+            figures.put("redis bytes per held lock", (redisAfter - redisBefore) / (double) locks);
+            figures.put("client heap bytes per lease", (heapAfter - heapBefore) / (double) locks);
+            figures.put("keys per held lock", (keysHeld - keysBefore) / (double) locks);
+            figures.put("keys per released lock", (dbSize(uri) - keysBefore) / (double) locks);
+            // What a released lock leaves behind: Warden's fencing counter.
+            figures.put("redis bytes per released lock", (usedMemory(uri) - redisBefore) / (double) locks);
+            call(uri, "FLUSHALL");
+            return figures;
+        }
+    }
+
+    /** Holds many locks of one contender, acquired in parallel batches. */
+    private interface Holder extends AutoCloseable {
+        void acquire(String prefix, int count) throws Exception;
+
+        int stillHeld();
+
+        void releaseAll() throws Exception;
+
+        @Override
+        void close();
+
+        static Holder open(String contender, String uri, Duration lease) {
+            return switch (contender) {
+                case "warden" -> new WardenHolder(uri, lease);
+                case "redisson" -> new RedissonHolder(uri, lease);
+                default -> throw new IllegalArgumentException("S5/S6 measure warden and redisson, not " + contender);
+            };
+        }
+    }
+
+    private static final class WardenHolder implements Holder {
+        private final LockClient client;
+        private final List<Lease> leases = new ArrayList<>();
+
+        WardenHolder(String uri, Duration lease) {
+            client = LockClient.create(LockConfig.builder().redisUri(uri).keyPrefix("b:").defaultLease(lease).build());
+        }
+
+        @Override
+        public void acquire(String prefix, int count) {
+            for (int from = 0; from < count; from += 1000) {
+                List<CompletableFuture<Lease>> batch = new ArrayList<>();
+                for (int i = from; i < Math.min(count, from + 1000); i++) {
+                    batch.add(client.lock(prefix + i).acquireAsync(Duration.ofSeconds(30)));
+                }
+                batch.forEach(f -> leases.add(f.join()));
+            }
+        }
+
+        @Override
+        public int stillHeld() {
+            return (int) leases.stream().filter(Lease::isHeld).count();
+        }
+
+        @Override
+        public void releaseAll() {
+            leases.forEach(Lease::close);
+            leases.clear();
+        }
+
+        @Override
+        public void close() {
+            client.close();
+        }
+    }
+
+    private static final class RedissonHolder implements Holder {
+        private final RedissonClient client;
+        private final List<RLock> locks = new ArrayList<>();
+
+        RedissonHolder(String uri, Duration lease) {
+            Config config = new Config();
+            config.useSingleServer().setAddress(uri);
+            config.setLockWatchdogTimeout(lease.toMillis());
+            client = Redisson.create(config);
+        }
+
+        @Override
+        public void acquire(String prefix, int count) {
+            long thread = Thread.currentThread().getId();
+            for (int from = 0; from < count; from += 1000) {
+                List<CompletableFuture<Void>> batch = new ArrayList<>();
+                for (int i = from; i < Math.min(count, from + 1000); i++) {
+                    RLock lock = client.getLock("b:" + prefix + i);
+                    locks.add(lock);
+                    batch.add(lock.lockAsync(thread).toCompletableFuture());
+                }
+                batch.forEach(CompletableFuture::join);
+            }
+        }
+
+        @Override
+        public int stillHeld() {
+            return (int) locks.stream().filter(RLock::isLocked).count();
+        }
+
+        @Override
+        public void releaseAll() {
+            long thread = Thread.currentThread().getId();
+            List<CompletableFuture<Void>> batch = new ArrayList<>();
+            for (RLock lock : locks) {
+                batch.add(lock.unlockAsync(thread).toCompletableFuture());
+            }
+            batch.forEach(CompletableFuture::join);
+            locks.clear();
+        }
+
+        @Override
+        public void close() {
+            client.shutdown();
+        }
+    }
+
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
+    private static long heapUsed() {
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+    }
+
+    private static long scriptCalls(String uri) throws Exception {
+        String stats = (String) call(uri, "INFO", "commandstats");
+        long calls = 0;
+        for (String line : stats.split("\r\n")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                calls += Long.parseLong(line.replaceAll("^cmdstat_[a-z]+:calls=(\\d+),.*", "$1"));
+            }
+        }
+        return calls;
+    }
+
+    private static long usedMemory(String uri) throws Exception {
+        String info = (String) call(uri, "INFO", "memory");
+        for (String line : info.split("\r\n")) {
+            if (line.startsWith("used_memory:")) {
+                return Long.parseLong(line.substring("used_memory:".length()));
+            }
+        }
+        throw new IllegalStateException("no used_memory in INFO memory");
+    }
+
+    private static long dbSize(String uri) throws Exception {
+        return (Long) call(uri, "DBSIZE");
+    }
+
+    private static Object call(String uri, String... command) throws Exception {
+        URI parsed = URI.create(uri);
+        try (Resp resp = new Resp(parsed.getHost(), parsed.getPort(), Duration.ofSeconds(30))) {
+            return resp.call(command);
+        }
+    }
+}
