@@ -9,7 +9,6 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import java.io.IOException;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
@@ -58,10 +57,6 @@ final class Errors {
             e = e.getCause();
         }
         return e;
-    }
-
-    static boolean isCancellation(Throwable error) {
-        return unwrap(error) instanceof CancellationException;
     }
 
     private static boolean isConnectionState(Throwable e) {
