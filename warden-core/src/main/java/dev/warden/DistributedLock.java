@@ -123,4 +123,21 @@ public interface DistributedLock {
      * @return the view
      */
     Lock asLock();
+
+    /**
+     * Returns this lock with another replica policy: every grant and renewal through the returned lock must be
+     * acknowledged by {@code replicas} replicas within {@code timeout} (Redis {@code WAIT}), or the grant is undone
+     * and fails with {@link LockReplicationException}, and the renewal does not count. 0 turns it off. The
+     * returned lock has the same name and keys; leases of both exclude each other as usual.
+     *
+     * @param replicas how many replicas must acknowledge, 0 or more
+     * @param timeout  how long to wait for them; shorter than the client's command timeout
+     * @return the lock with that policy
+     * @throws NullPointerException     if {@code timeout} is null
+     * @throws IllegalArgumentException if {@code replicas} is negative, or {@code timeout} is not positive or not
+     *                                  shorter than the command timeout
+     * @throws UnsupportedOperationException if the client's topology cannot count acknowledgements (a cluster,
+     *                                  or a quorum, whose servers are independent masters)
+     */
+    DistributedLock withReplicaAcks(int replicas, Duration timeout);
 }

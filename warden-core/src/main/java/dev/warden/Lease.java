@@ -28,6 +28,14 @@ public interface Lease extends AutoCloseable {
     long fencingToken();
 
     /**
+     * How many replicas acknowledged the grant (Redis {@code WAIT}), for locks that require acknowledgements
+     * ({@link DistributedLock#withReplicaAcks}); for a quorum lock, how many of its servers granted it.
+     *
+     * @return the acknowledgements, or 0 when none were asked for
+     */
+    int acknowledgements();
+
+    /**
      * Whether this lease still holds the lock as far as this client knows: not released, not lost, and before its
      * local deadline. Answers from local state, without a round trip.
      *

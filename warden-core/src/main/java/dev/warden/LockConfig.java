@@ -3,6 +3,8 @@ package dev.warden;
 import dev.warden.internal.Require;
 import dev.warden.internal.RedisUris;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
@@ -20,7 +22,23 @@ public final class LockConfig {
     public static final String DEFAULT_KEY_PREFIX = "warden:";
     /** The connection name shown by {@code CLIENT LIST} when none is set: {@code "warden"}. */
     public static final String DEFAULT_CLIENT_NAME = "warden";
+    /** How long a grant waits for replica acknowledgements when none is set: 500 milliseconds. */
+    public static final Duration DEFAULT_REPLICA_ACK_TIMEOUT = Duration.ofMillis(500);
 
+    /** How the client reaches Redis. */
+    public enum Topology {
+        /** One server, or a master found through Sentinel: {@link Builder#redisUri(String)}. */
+        SINGLE,
+        /** A Redis Cluster reached through seed nodes: {@link Builder#cluster(String...)}. */
+        CLUSTER,
+        /** A quorum (Redlock) over independent masters: {@link Builder#quorum(String...)}. */
+        QUORUM
+    }
+
+    private final Topology topology;
+    private final List<String> redisUris;
+    private final int replicaAcks;
+    private final Duration replicaAckTimeout;
     private final String redisUri;
     private final String keyPrefix;
     private final Duration defaultLease;
@@ -30,7 +48,11 @@ public final class LockConfig {
     private final ScheduledExecutorService scheduler;
 
     private LockConfig(Builder b) {
-        this.redisUri = b.redisUri;
+        this.topology = b.topology;
+        this.redisUris = List.copyOf(b.redisUris);
+        this.replicaAcks = b.replicaAcks;
+        this.replicaAckTimeout = b.replicaAckTimeout;
+        this.redisUri = b.redisUris.get(0);
         this.keyPrefix = b.keyPrefix;
         this.defaultLease = b.defaultLease;
         this.commandTimeout = b.commandTimeout;
@@ -44,14 +66,58 @@ public final class LockConfig {
         return new Builder();
     }
 
-    /** @return the Redis URI, password included; use {@link #redisUriForDisplay()} to show it */
+    /**
+     * Returns a builder that starts from these settings, to derive a configuration that differs in a few.
+     *
+     * @return a new builder with this configuration's settings
+     */
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.topology = topology;
+        b.redisUris = redisUris;
+        b.replicaAcks = replicaAcks;
+        b.replicaAckTimeout = replicaAckTimeout;
+        b.keyPrefix = keyPrefix;
+        b.defaultLease = defaultLease;
+        b.commandTimeout = commandTimeout;
+        b.clientName = clientName;
+        b.ticker = ticker;
+        b.scheduler = scheduler;
+        return b;
+    }
+
+    /** @return the (first) Redis URI, password included; use {@link #redisUriForDisplay()} to show it */
     public String redisUri() {
         return redisUri;
     }
 
-    /** @return the Redis URI with any password replaced by {@code ***} */
+    /** @return every Redis URI: one for {@link Topology#SINGLE}, the seeds or the quorum's masters otherwise */
+    public List<String> redisUris() {
+        return redisUris;
+    }
+
+    /** @return how the client reaches Redis */
+    public Topology topology() {
+        return topology;
+    }
+
+    /** @return how many replicas must acknowledge a grant or renewal before it counts; 0 for none */
+    public int replicaAcks() {
+        return replicaAcks;
+    }
+
+    /** @return how long a grant or renewal waits for {@link #replicaAcks()} acknowledgements */
+    public Duration replicaAckTimeout() {
+        return replicaAckTimeout;
+    }
+
+    /** @return the Redis URIs, comma-separated, with any password replaced by {@code ***} */
     public String redisUriForDisplay() {
-        return RedisUris.mask(redisUri);
+        List<String> masked = new ArrayList<>();
+        for (String uri : redisUris) {
+            masked.add(RedisUris.mask(uri));
+        }
+        return String.join(",", masked);
     }
 
     /** @return the prefix of every key Warden writes */
@@ -86,13 +152,17 @@ public final class LockConfig {
 
     @Override
     public String toString() {
-        return "LockConfig{redisUri=" + redisUriForDisplay() + ", keyPrefix=" + keyPrefix + ", defaultLease="
+        return "LockConfig{topology=" + topology + ", redisUri=" + redisUriForDisplay() + ", replicaAcks="
+                + replicaAcks + ", keyPrefix=" + keyPrefix + ", defaultLease="
                 + defaultLease + ", commandTimeout=" + commandTimeout + ", clientName=" + clientName + "}";
     }
 
     /** Builds a {@link LockConfig}. Not thread-safe; each method validates its argument when called. */
     public static final class Builder {
-        private String redisUri;
+        private Topology topology = Topology.SINGLE;
+        private List<String> redisUris = List.of();
+        private int replicaAcks;
+        private Duration replicaAckTimeout = DEFAULT_REPLICA_ACK_TIMEOUT;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private Duration defaultLease = DEFAULT_LEASE;
         private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
@@ -104,8 +174,10 @@ public final class LockConfig {
         }
 
         /**
-         * Sets the Redis server: {@code redis://[[user]:password@]host[:port][/database]}, or {@code rediss://}
-         * for TLS. Required.
+         * Uses one Redis server: {@code redis://[[user]:password@]host[:port][/database]}, {@code rediss://} for
+         * TLS, or {@code redis-sentinel://host:port[,host:port...][/database]#masterName} for the master that
+         * Sentinel names (followed across failovers). Replaces any earlier {@link #cluster} or {@link #quorum}.
+         * One of the three is required.
          *
          * @param uri the URI
          * @return this builder
@@ -114,7 +186,61 @@ public final class LockConfig {
          */
         public Builder redisUri(String uri) {
             RedisUris.parse(uri);
-            this.redisUri = uri;
+            this.topology = Topology.SINGLE;
+            this.redisUris = List.of(uri);
+            return this;
+        }
+
+        /**
+         * Uses a Redis Cluster, reached through these seed nodes ({@code redis://} or {@code rediss://}); the rest
+         * of the cluster is discovered from them. Replaces any earlier {@link #redisUri} or {@link #quorum}.
+         *
+         * @param seedUris one or more seed URIs
+         * @return this builder
+         * @throws NullPointerException     if the array or a URI is null
+         * @throws IllegalArgumentException if none is given or one is not a valid Redis URI
+         */
+        public Builder cluster(String... seedUris) {
+            this.redisUris = uris(seedUris, 1, "cluster");
+            this.topology = Topology.CLUSTER;
+            return this;
+        }
+
+        /**
+         * Uses a quorum (the Redlock algorithm) over independent Redis masters: a lock is granted when a majority
+         * of them grant it within the lease's validity. Replaces any earlier {@link #redisUri} or {@link #cluster}.
+         *
+         * @param uris three or more URIs ({@code redis://} or {@code rediss://}) of independent servers
+         * @return this builder
+         * @throws NullPointerException     if the array or a URI is null
+         * @throws IllegalArgumentException if fewer than three are given, one repeats, or one is not valid
+         */
+        public Builder quorum(String... uris) {
+            List<String> parsed = uris(uris, 3, "quorum");
+            Require.argument(parsed.stream().distinct().count() == parsed.size(),
+                    "quorum servers must be distinct: %s", String.join(",", parsed.stream().map(RedisUris::mask).toList()));
+            this.redisUris = parsed;
+            this.topology = Topology.QUORUM;
+            return this;
+        }
+
+        /**
+         * Requires {@code replicas} replicas to acknowledge (Redis {@code WAIT}) every grant and renewal, within
+         * {@code timeout}. An acquire that gets fewer acknowledgements releases the lock and fails with
+         * {@link LockReplicationException} (fail closed); a renewal that gets fewer does not extend the lease.
+         * 0 turns it off (the default). Not available with {@link Topology#CLUSTER}; see
+         * {@link DistributedLock#withReplicaAcks} for one lock.
+         *
+         * @param replicas how many replicas must acknowledge, 0 or more
+         * @param timeout  how long to wait for them; shorter than the command timeout
+         * @return this builder
+         * @throws NullPointerException     if {@code timeout} is null
+         * @throws IllegalArgumentException if {@code replicas} is negative or {@code timeout} not positive
+         */
+        public Builder replicaAcks(int replicas, Duration timeout) {
+            Require.argument(replicas >= 0, "replicas must not be negative: %d", replicas);
+            this.replicaAckTimeout = Require.lease(timeout, "timeout");
+            this.replicaAcks = replicas;
             return this;
         }
 
@@ -202,13 +328,36 @@ public final class LockConfig {
          * Takes a snapshot of the settings.
          *
          * @return the configuration
-         * @throws IllegalStateException if {@link #redisUri(String)} was not set
+         * @throws IllegalStateException if no server was set, or the settings contradict each other (replica
+         *                               acknowledgements in cluster mode, an acknowledgement timeout not shorter
+         *                               than the command timeout)
          */
         public LockConfig build() {
-            if (redisUri == null) {
-                throw new IllegalStateException("redisUri must be set");
+            if (redisUris.isEmpty()) {
+                throw new IllegalStateException("redisUri, cluster or quorum must be set");
+            }
+            if (replicaAcks > 0 && topology == Topology.CLUSTER) {
+                throw new IllegalStateException("replicaAcks is not supported with a cluster: " + replicaAcks);
+            }
+            if (replicaAcks > 0 && replicaAckTimeout.compareTo(commandTimeout) >= 0) {
+                throw new IllegalStateException("replicaAckTimeout must be shorter than commandTimeout ("
+                        + commandTimeout + "): " + replicaAckTimeout);
             }
             return new LockConfig(this);
+        }
+
+        private static List<String> uris(String[] uris, int min, String what) {
+            Objects.requireNonNull(uris, what);
+            List<String> list = new ArrayList<>();
+            for (String uri : uris) {
+                Objects.requireNonNull(uri, what + " URI");
+                Require.argument(!uri.startsWith("redis-sentinel:"), "%s takes redis:// or rediss:// URIs: %s",
+                        what, RedisUris.mask(uri));
+                RedisUris.parse(uri);
+                list.add(uri);
+            }
+            Require.argument(list.size() >= min, "%s needs at least %d URIs: %d", what, min, list.size());
+            return list;
         }
     }
 }

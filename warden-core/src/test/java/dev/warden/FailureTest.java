@@ -166,11 +166,11 @@ class FailureTest extends RedisTestSupport {
         assertThatThrownBy(() -> b.keyPrefix(null)).isInstanceOf(NullPointerException.class).hasMessage("keyPrefix");
         assertThatThrownBy(() -> b.clientName("a b")).hasMessage("clientName must be non-blank without spaces: 'a b'");
         assertThatThrownBy(() -> b.redisUri("http://host")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("redisUri must start with redis:// or rediss://: http://host");
+                .hasMessage("redisUri must start with redis://, rediss:// or redis-sentinel://: http://host");
         assertThatThrownBy(() -> b.redisUri("redis://user:s3cret@host:notaport"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("redis://user:***@host").hasMessageNotContaining("s3cret");
-        assertThatThrownBy(b::build).isInstanceOf(IllegalStateException.class).hasMessage("redisUri must be set");
+        assertThatThrownBy(b::build).isInstanceOf(IllegalStateException.class).hasMessage("redisUri, cluster or quorum must be set");
         LockConfig config = b.redisUri("redis://user:s3cret@localhost:6379/2").build();
         assertThat(config.toString()).contains("redis://user:***@localhost:6379/2").doesNotContain("s3cret");
         assertThat(config.defaultLease()).isEqualTo(Duration.ofSeconds(30));

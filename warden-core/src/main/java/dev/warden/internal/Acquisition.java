@@ -3,6 +3,7 @@ package dev.warden.internal;
 import dev.warden.Lease;
 import dev.warden.LockConnectionException;
 import dev.warden.LockException;
+import dev.warden.LockReplicationException;
 import dev.warden.LockTimeoutException;
 import java.util.List;
 import java.util.Optional;
@@ -90,23 +91,33 @@ final class Acquisition implements Notifier.Waiter {
         if (!joined) {
             subscribedAtSend = waits ? client.notifier().subscribed(lock.keys().channel()) : null;
         }
-        CompletableFuture<List<Object>> reply;
+        Replicas replicas = lock.replicas();
         try {
-            reply = client.scripts().acquire(lock.keys(), token, leaseMillis, waits);
+            if (replicas.required()) {
+                client.scripts().acquire(lock.keys(), token, leaseMillis, waits, replicas).whenComplete(
+                        (acked, error) -> onReply(acked == null ? null : acked.reply(),
+                                acked == null ? 0 : acked.acks(), error, sentAt));
+            } else {
+                client.scripts().acquire(lock.keys(), token, leaseMillis, waits).whenComplete(
+                        (reply, error) -> onReply(reply, 0, error, sentAt));
+            }
         } catch (RuntimeException e) {
             fail(e, false);
-            return;
         }
-        reply.whenComplete((value, error) -> onReply(value, error, sentAt));
     }
 
-    private void onReply(List<Object> reply, Throwable error, long sentAt) {
+    private void onReply(List<Object> reply, long acks, Throwable error, long sentAt) {
         if (error != null) {
             fail(error, true);
             return;
         }
+        if ((Long) reply.get(0) == 1L && acks < lock.replicas().count()) {
+            undo(acks);
+            return;
+        }
         if ((Long) reply.get(0) == 1L) {
-            RedisLease lease = new RedisLease(lock, token, (Long) reply.get(1), leaseMillis, renewing, sentAt);
+            RedisLease lease = new RedisLease(lock, token, (Long) reply.get(1), leaseMillis, renewing, sentAt,
+                    (int) acks);
             client.watchdog().register(lease);
             leaveQueue(false);
             if (!result.complete(Optional.of(lease))) {
@@ -157,10 +168,36 @@ final class Acquisition implements Notifier.Waiter {
         }
     }
 
+    /**
+     * Too few replicas acknowledged the grant: a failover could grant the lock again, so give it back and fail.
+     */
+    private void undo(long acks) {
+        int required = lock.replicas().count();
+        LockReplicationException failure = new LockReplicationException(lock.describe("acquire") + ": granted but "
+                + "acknowledged by " + acks + " of " + required + " replicas within "
+                + lock.replicas().timeoutMillis() + " ms; released again", (int) acks, required);
+        CompletableFuture<List<Object>> release;
+        try {
+            release = client.scripts().release(lock.keys(), token, client.instanceId());
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+            result.completeExceptionally(failure);
+            return;
+        }
+        release.whenComplete((reply, e) -> {
+            if (e != null) {
+                failure.addSuppressed(Errors.translate(e, lock.describe("release after too few acknowledgements")));
+            }
+            client.notifier().wakeOne(lock.keys().channel());
+            result.completeExceptionally(failure);
+        });
+    }
+
     @Override
     public boolean reserve() {
         synchronized (this) {
-            if (result.isDone() || inFlight || reserved || !joined) {
+            // A grant by handover carries no acknowledgement count, so locks that need one take the usual path.
+            if (result.isDone() || inFlight || reserved || !joined || lock.replicas().required()) {
                 return false;
             }
             reserved = true;
@@ -174,7 +211,7 @@ final class Acquisition implements Notifier.Waiter {
 
     @Override
     public void granted(long fence, long sentAt) {
-        RedisLease lease = new RedisLease(lock, token, fence, leaseMillis, renewing, sentAt);
+        RedisLease lease = new RedisLease(lock, token, fence, leaseMillis, renewing, sentAt, 0);
         client.watchdog().register(lease);
         synchronized (this) {
             reserved = false;

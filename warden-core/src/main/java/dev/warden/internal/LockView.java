@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.DistributedLock;
 import dev.warden.Lease;
 import dev.warden.LeaseLostException;
 import java.time.Duration;
@@ -9,13 +10,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
+import java.util.function.Supplier;
 
 /**
  * A {@link Lock} over one distributed lock: reentrant per thread, with the hold count kept locally over a single
  * renewed lease.
  */
 final class LockView implements Lock {
-    private final RedisLock lock;
+    private final DistributedLock lock;
+    private final Supplier<Lease> uninterruptibly;
     private final ConcurrentHashMap<Thread, Hold> holds = new ConcurrentHashMap<>();
 
     /** One thread's hold; only that thread changes its count. */
@@ -28,14 +31,19 @@ final class LockView implements Lock {
         }
     }
 
-    LockView(RedisLock lock) {
+    /**
+     * @param uninterruptibly acquires like {@link DistributedLock#acquire()} but ignores interrupts, setting the
+     *                        flag again afterwards, as {@link Lock#lock()} must
+     */
+    LockView(DistributedLock lock, Supplier<Lease> uninterruptibly) {
         this.lock = lock;
+        this.uninterruptibly = uninterruptibly;
     }
 
     @Override
     public void lock() {
         if (!reenter()) {
-            hold(lock.acquireUninterruptibly());
+            hold(uninterruptibly.get());
         }
     }
 

@@ -1,10 +1,7 @@
 package dev.warden.internal;
 
 import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisConnectionStateListener;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.RedisPubSubListener;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -49,17 +46,15 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     record Candidate(Waiter waiter, int queued) {
     }
 
-    private final RedisClient client;
-    private final RedisURI uri;
+    private final Link link;
     private final String instanceId;
     private final Map<String, Deque<Waiter>> queues = new HashMap<>();
     private final Map<String, CompletableFuture<Void>> subscriptions = new HashMap<>();
     private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection;
     private boolean closed;
 
-    Notifier(RedisClient client, RedisURI uri, String instanceId) {
-        this.client = client;
-        this.uri = uri;
+    Notifier(Link link, String instanceId) {
+        this.link = link;
         this.instanceId = instanceId;
     }
 
@@ -74,7 +69,8 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         Deque<Waiter> queue = queues.computeIfAbsent(channel, c -> new ArrayDeque<>());
         queue.addLast(waiter);
         return subscriptions.computeIfAbsent(channel, c -> connection()
-                .thenCompose(conn -> conn.async().subscribe(c).toCompletableFuture())
+                .thenCompose(conn -> (link.sharded() ? conn.async().ssubscribe(c) : conn.async().subscribe(c))
+                        .toCompletableFuture())
                 .thenApply(ignored -> null));
     }
 
@@ -147,6 +143,11 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     }
 
     @Override
+    public void smessage(String channel, String message) {
+        message(channel, message);
+    }
+
+    @Override
     public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress address) {
         // Messages published while disconnected were lost: every head waiter retries after a reconnect.
         List<Waiter> heads = new ArrayList<>();
@@ -167,7 +168,7 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
 
     private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection() {
         if (connection == null || connection.isCompletedExceptionally()) {
-            connection = client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture()
+            connection = link.connectPubSub()
                     .thenApply(conn -> {
                         conn.addListener((RedisPubSubListener<String, String>) this);
                         conn.addListener((RedisConnectionStateListener) this);
@@ -180,7 +181,7 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     private void unsubscribe(String channel) {
         StatefulRedisPubSubConnection<String, String> conn = connection.getNow(null);
         if (conn != null) {
-            conn.async().unsubscribe(channel).exceptionally(e -> {
+            (link.sharded() ? conn.async().sunsubscribe(channel) : conn.async().unsubscribe(channel)).exceptionally(e -> {
                 // A stale subscription only delivers messages nobody waits for; it ends with the connection.
                 LOG.debug("unsubscribe from {} failed: {}", channel, e.toString());
                 return null;

@@ -5,7 +5,6 @@ import dev.warden.LockException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +26,9 @@ final class RedisLease implements Lease {
     final String token;
     final long leaseMillis;
     final boolean renewing;
+    final Replicas replicas;
     private final long fence;
+    private final int acks;
     private final long leaseNanos;
     private final long driftNanos;
     private final AtomicInteger state = new AtomicInteger(HELD);
@@ -41,8 +42,10 @@ final class RedisLease implements Lease {
     /**
      * @param sentAt when the acquire request that won the lock was sent: the lease started no earlier
      */
-    RedisLease(RedisLock lock, String token, long fence, long leaseMillis, boolean renewing, long sentAt) {
+    RedisLease(RedisLock lock, String token, long fence, long leaseMillis, boolean renewing, long sentAt, int acks) {
         this.lock = lock;
+        this.replicas = lock.replicas();
+        this.acks = acks;
         this.keys = lock.keys();
         this.token = token;
         this.fence = fence;
@@ -63,6 +66,11 @@ final class RedisLease implements Lease {
     @Override
     public long fencingToken() {
         return fence;
+    }
+
+    @Override
+    public int acknowledgements() {
+        return acks;
     }
 
     @Override

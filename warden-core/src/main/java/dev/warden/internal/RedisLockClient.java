@@ -6,13 +6,15 @@ import dev.warden.LockConfig;
 import dev.warden.LockException;
 import dev.warden.LockTimeoutException;
 import dev.warden.Ticker;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import java.util.ArrayList;
@@ -30,12 +32,13 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The client: one command connection (Lettuce pipelines every thread's commands over it), the pub/sub
- * {@link Notifier}, the {@link Watchdog}, a scheduler thread and a callback pool. Internal; use
+ * The client of one Redis deployment (a server, a Sentinel-managed master, or a cluster): its {@link Link}, the
+ * pub/sub {@link Notifier}, the {@link Watchdog}, a scheduler thread and a callback pool. Internal; use
  * {@link LockClient#create(LockConfig)}.
  */
 public final class RedisLockClient implements LockClient {
@@ -44,26 +47,23 @@ public final class RedisLockClient implements LockClient {
 
     private final LockConfig config;
     private final ClientResources resources;
-    private final RedisClient redis;
-    private final StatefulRedisConnection<String, String> connection;
+    private final Link link;
     private final Scripts scripts;
     private final Notifier notifier;
     private final Watchdog watchdog;
     private final ScheduledExecutorService scheduler;
     private final boolean ownScheduler;
-    private final ExecutorService callbacks;
+    private final CallbackPool callbacks;
     private final Tokens tokens = new Tokens();
     private final String instanceId = tokens.next();
     private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
     private final long awaitNanos;
     private volatile boolean closed;
 
-    private RedisLockClient(LockConfig config, ClientResources resources, RedisClient redis,
-                            StatefulRedisConnection<String, String> connection, RedisURI uri) {
+    private RedisLockClient(LockConfig config, ClientResources resources, Link link) {
         this.config = config;
         this.resources = resources;
-        this.redis = redis;
-        this.connection = connection;
+        this.link = link;
         String prefix = "warden-" + config.clientName() + "-" + CLIENTS.incrementAndGet();
         this.ownScheduler = config.scheduler().isEmpty();
         this.scheduler = config.scheduler().orElseGet(() -> {
@@ -71,16 +71,16 @@ public final class RedisLockClient implements LockClient {
             own.setRemoveOnCancelPolicy(true);
             return own;
         });
-        this.callbacks = Executors.newCachedThreadPool(daemon(prefix + "-callback"));
-        this.scripts = new Scripts(connection.async());
-        this.notifier = new Notifier(redis, uri, instanceId);
-        this.watchdog = new Watchdog(scheduler, config.ticker(), scripts);
+        this.callbacks = new CallbackPool(prefix + "-callback");
+        this.scripts = new Scripts(link.commands(), link::ackCommands, link.sharded());
+        this.notifier = new Notifier(link, instanceId);
+        this.watchdog = new Watchdog(scheduler, config.ticker(), scripts, link.cluster());
         // Lettuce's own timeout fires first; this bound only guards against a future that never completes.
         this.awaitNanos = config.commandTimeout().toNanos() * 2 + TimeUnit.SECONDS.toNanos(1);
     }
 
     /**
-     * Connects and creates a client.
+     * Connects and creates a client for the configuration's topology.
      *
      * @param config the configuration
      * @return the client
@@ -89,24 +89,53 @@ public final class RedisLockClient implements LockClient {
      */
     public static LockClient open(LockConfig config) {
         Objects.requireNonNull(config, "config");
-        RedisURI uri = RedisUris.parse(config.redisUri());
-        uri.setTimeout(config.commandTimeout());
-        uri.setClientName(config.clientName());
+        return config.topology() == LockConfig.Topology.QUORUM ? QuorumLockClient.open(config) : connect(config);
+    }
+
+    /** Connects to one server, a Sentinel-managed master, or a cluster. */
+    static RedisLockClient connect(LockConfig config) {
+        List<RedisURI> uris = new ArrayList<>();
+        for (String text : config.redisUris()) {
+            RedisURI uri = RedisUris.parse(text);
+            uri.setTimeout(config.commandTimeout());
+            uri.setClientName(config.clientName());
+            uris.add(uri);
+        }
         ClientResources resources = DefaultClientResources.builder()
                 .ioThreadPoolSize(2)
                 .computationThreadPoolSize(2)
                 .build();
-        RedisClient redis = RedisClient.create(resources);
-        redis.setOptions(ClientOptions.builder()
-                .autoReconnect(true)
-                .timeoutOptions(TimeoutOptions.enabled(config.commandTimeout()))
-                .socketOptions(SocketOptions.builder()
-                        .connectTimeout(config.commandTimeout())
-                        .keepAlive(true)
-                        .build())
-                .build());
+        SocketOptions socket = SocketOptions.builder()
+                .connectTimeout(config.commandTimeout())
+                .keepAlive(true)
+                .build();
+        TimeoutOptions timeouts = TimeoutOptions.enabled(config.commandTimeout());
+        AbstractRedisClient redis;
+        Supplier<Link> link;
+        if (config.topology() == LockConfig.Topology.CLUSTER) {
+            RedisClusterClient cluster = RedisClusterClient.create(resources, uris);
+            cluster.setOptions(ClusterClientOptions.builder()
+                    .autoReconnect(true)
+                    .timeoutOptions(timeouts)
+                    .socketOptions(socket)
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enableAllAdaptiveRefreshTriggers()
+                            .build())
+                    .build());
+            redis = cluster;
+            link = () -> new ClusterLink(cluster);
+        } else {
+            RedisClient single = RedisClient.create(resources);
+            single.setOptions(ClientOptions.builder()
+                    .autoReconnect(true)
+                    .timeoutOptions(timeouts)
+                    .socketOptions(socket)
+                    .build());
+            redis = single;
+            link = () -> new StandaloneLink(single, uris.get(0));
+        }
         try {
-            return new RedisLockClient(config, resources, redis, redis.connect(StringCodec.UTF8, uri), uri);
+            return new RedisLockClient(config, resources, link.get());
         } catch (RuntimeException e) {
             LockException failure = Errors.translate(e, "connect to " + config.redisUriForDisplay());
             try {
@@ -125,7 +154,7 @@ public final class RedisLockClient implements LockClient {
         if (closed) {
             throw new IllegalStateException("client is closed");
         }
-        return new RedisLock(this, name);
+        return new RedisLock(this, name, Replicas.of(config.replicaAcks(), config.replicaAckTimeout()));
     }
 
     @Override
@@ -159,8 +188,7 @@ public final class RedisLockClient implements LockClient {
                     e.toString());
         }
         notifier.close();
-        connection.close();
-        redis.shutdown(0, 2, TimeUnit.SECONDS);
+        link.close();
         resources.shutdown(0, 2, TimeUnit.SECONDS);
         if (ownScheduler) {
             scheduler.shutdownNow();
@@ -170,6 +198,11 @@ public final class RedisLockClient implements LockClient {
 
     Ticker ticker() {
         return config.ticker();
+    }
+
+    /** @return whether this client talks to a cluster, where replica acknowledgements are not available */
+    boolean cluster() {
+        return link.cluster();
     }
 
     Scripts scripts() {
@@ -189,7 +222,7 @@ public final class RedisLockClient implements LockClient {
     }
 
     ExecutorService callbackExecutor() {
-        return callbacks;
+        return callbacks.executor();
     }
 
     Tokens tokens() {
@@ -214,19 +247,7 @@ public final class RedisLockClient implements LockClient {
 
     /** Runs a user callback on the callback pool; its failure is logged, since it has no caller to reach. */
     void runCallback(Runnable callback) {
-        Runnable guarded = () -> {
-            try {
-                callback.run();
-            } catch (RuntimeException | Error e) {
-                LOG.warn("lease-lost callback failed", e);
-            }
-        };
-        try {
-            callbacks.execute(guarded);
-        } catch (RuntimeException e) {
-            // The pool is shut down: the client is closing, so run it here rather than lose it.
-            guarded.run();
-        }
+        callbacks.run(callback);
     }
 
     /**
@@ -235,6 +256,14 @@ public final class RedisLockClient implements LockClient {
      * interrupted thread must still release); the interrupt flag is set again afterwards.
      */
     <T> T await(CompletableFuture<T> future, String what) {
+        return await(future, what, config, awaitNanos);
+    }
+
+    /**
+     * Waits for a future bounded by {@code awaitNanos}, finishing even when the thread is interrupted (the flag is
+     * set again afterwards), and translates failures.
+     */
+    static <T> T await(CompletableFuture<T> future, String what, LockConfig config, long awaitNanos) {
         boolean interrupted = false;
         long end = config.ticker().read() + awaitNanos;
         try {
@@ -254,6 +283,10 @@ public final class RedisLockClient implements LockClient {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    static ThreadFactory daemonThreads(String prefix) {
+        return daemon(prefix);
     }
 
     private static ThreadFactory daemon(String prefix) {

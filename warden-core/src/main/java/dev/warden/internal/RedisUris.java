@@ -15,7 +15,7 @@ public final class RedisUris {
     }
 
     /**
-     * Parses a {@code redis://} or {@code rediss://} URI.
+     * Parses a {@code redis://}, {@code rediss://} or {@code redis-sentinel://} URI.
      *
      * @param uri the URI
      * @return the parsed URI
@@ -25,8 +25,11 @@ public final class RedisUris {
     public static RedisURI parse(String uri) {
         Objects.requireNonNull(uri, "redisUri");
         String scheme = uri.contains("://") ? uri.substring(0, uri.indexOf("://")) : "";
-        Require.argument(scheme.equals("redis") || scheme.equals("rediss"),
-                "redisUri must start with redis:// or rediss://: %s", mask(uri));
+        Require.argument(scheme.equals("redis") || scheme.equals("rediss") || scheme.equals("redis-sentinel"),
+                "redisUri must start with redis://, rediss:// or redis-sentinel://: %s", mask(uri));
+        if (scheme.equals("redis-sentinel")) {
+            return parseSentinel(uri);
+        }
         RedisURI parsed;
         try {
             // java.net.URI rejects a malformed authority (such as a port that is not a number) that Lettuce
@@ -39,6 +42,19 @@ public final class RedisUris {
             }
             throw new IllegalArgumentException("redisUri is not a valid Redis URI: " + mask(uri), null);
         }
+        return parsed;
+    }
+
+    private static RedisURI parseSentinel(String uri) {
+        RedisURI parsed;
+        try {
+            parsed = RedisURI.create(uri);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("redisUri is not a valid Sentinel URI: " + mask(uri), null);
+        }
+        Require.argument(!parsed.getSentinels().isEmpty() && parsed.getSentinelMasterId() != null
+                        && !parsed.getSentinelMasterId().isBlank(),
+                "redisUri of Sentinel needs hosts and #masterName: %s", mask(uri));
         return parsed;
     }
 

@@ -1,8 +1,13 @@
 package dev.warden.internal;
 
+import dev.warden.LockReplicationException;
 import dev.warden.Ticker;
+import io.lettuce.core.cluster.SlotHash;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -27,15 +32,20 @@ final class Watchdog {
     private final ScheduledExecutorService scheduler;
     private final Ticker ticker;
     private final Scripts scripts;
+    private final boolean bySlot;
     private ScheduledFuture<?> tick;
     private volatile long tickAt;
     private volatile boolean tickScheduled;
     private boolean closed;
 
-    Watchdog(ScheduledExecutorService scheduler, Ticker ticker, Scripts scripts) {
+    /**
+     * @param bySlot batch only keys of one cluster slot together, since a script may not touch keys of several
+     */
+    Watchdog(ScheduledExecutorService scheduler, Ticker ticker, Scripts scripts, boolean bySlot) {
         this.scheduler = scheduler;
         this.ticker = ticker;
         this.scripts = scripts;
+        this.bySlot = bySlot;
     }
 
     void register(RedisLease lease) {
@@ -111,12 +121,27 @@ final class Watchdog {
             lease.lose(lease.renewing ? "its lease ran out before a renewal succeeded"
                     : "its fixed lease of " + lease.leaseMillis + " ms ran out before release");
         }
-        for (int i = 0; i < due.size(); i += BATCH) {
-            renew(due.subList(i, Math.min(due.size(), i + BATCH)));
+        for (List<RedisLease> group : groups(due)) {
+            for (int i = 0; i < group.size(); i += BATCH) {
+                renew(group.subList(i, Math.min(group.size(), i + BATCH)));
+            }
         }
         if (any) {
             wakeAt(next);
         }
+    }
+
+    /** Splits due leases into groups that one script may renew: same replica policy, and same slot in a cluster. */
+    private Collection<List<RedisLease>> groups(List<RedisLease> due) {
+        if (!bySlot && due.stream().allMatch(lease -> lease.replicas == Replicas.NONE)) {
+            return List.of(due);
+        }
+        Map<Object, List<RedisLease>> groups = new HashMap<>();
+        for (RedisLease lease : due) {
+            Object key = bySlot ? List.of(lease.replicas, SlotHash.getSlot(lease.keys.lock())) : lease.replicas;
+            groups.computeIfAbsent(key, k -> new ArrayList<>()).add(lease);
+        }
+        return groups.values();
     }
 
     private void renew(List<RedisLease> batch) {
@@ -130,7 +155,19 @@ final class Watchdog {
         }
         long sentAt = ticker.read();
         LOG.debug("renewing {} leases in one call", batch.size());
-        scripts.renew(keys, args).whenComplete((results, error) -> onRenewed(batch, sentAt, results, error));
+        Replicas replicas = batch.get(0).replicas;
+        if (!replicas.required()) {
+            scripts.renew(keys, args).whenComplete((results, error) -> onRenewed(batch, sentAt, results, error));
+            return;
+        }
+        scripts.renew(keys, args, replicas).whenComplete((acked, error) -> {
+            if (error == null && acked.acks() < replicas.count()) {
+                // Not on enough replicas: a failover now would bring back the older expiry, so it does not count.
+                error = new LockReplicationException("renewal acknowledged by " + acked.acks() + " of "
+                        + replicas.count() + " replicas", (int) acked.acks(), replicas.count());
+            }
+            onRenewed(batch, sentAt, error == null ? acked.reply() : null, error);
+        });
     }
 
     private void onRenewed(List<RedisLease> batch, long sentAt, List<Object> results, Throwable error) {

@@ -1,5 +1,6 @@
 -- Release a lock whoever holds it, keeping its fencing counter, and wake any waiter.
--- KEYS[1] lock key, KEYS[2] waiters; ARGV[1] fence retention ms, ARGV[2] channel, ARGV[3] message.
+-- KEYS[1] lock key, KEYS[2] waiters; ARGV[1] fence retention ms, ARGV[2] channel, ARGV[3] message,
+-- ARGV[4] the publish command: PUBLISH or SPUBLISH.
 -- Returns the removed holder's fence, or 0 if the lock was free.
 local current = redis.call('GET', KEYS[1])
 if not current then return 0 end
@@ -10,6 +11,6 @@ if not fence then
 end
 redis.call('SET', KEYS[1], fence, 'PX', ARGV[1])
 if redis.call('EXISTS', KEYS[2]) == 1 then
-  redis.call('PUBLISH', ARGV[2], ARGV[3])
+  redis.call(ARGV[4], ARGV[2], ARGV[3])
 end
 return tonumber(fence)

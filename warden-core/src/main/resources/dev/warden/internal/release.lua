@@ -3,6 +3,7 @@
 -- KEYS[1] lock key, KEYS[2] waiters; ARGV[1] owner token, ARGV[2] fence retention ms,
 -- ARGV[3] wake-up channel, ARGV[4] wake-up message,
 -- ARGV[5] the local waiter's token ('' for none), ARGV[6] its lease ms, ARGV[7] how many waiters that client has.
+-- ARGV[8] the publish command: PUBLISH, or SPUBLISH for sharded pub/sub in a Redis 7 cluster.
 -- Returns {0, 0} if the token no longer owned the lock (expired or taken), {1, 0} if released (the key keeps the
 -- last fence, as the fencing counter; a wake-up is published only while a waiter's registration is live), or
 -- {2, fence} if handed to the local waiter with that new fence.
@@ -29,6 +30,6 @@ if ARGV[5] ~= '' and waiting <= tonumber(ARGV[7]) then
 end
 redis.call('SET', KEYS[1], fence, 'PX', ARGV[2])
 if waiting > 0 then
-  redis.call('PUBLISH', ARGV[3], ARGV[4])
+  redis.call(ARGV[8], ARGV[3], ARGV[4])
 end
 return {1, 0}

@@ -33,6 +33,7 @@ import java.util.stream.Stream;
 public final class RedisServer implements AutoCloseable {
     private static final String HOST = "127.0.0.1";
     private static final String READY = "Ready to accept connections";
+    private static final String SENTINEL_READY = "+monitor master";
     private static final int PORT_ATTEMPTS = 5;
     private static final int LOG_LINES = 200;
 
@@ -40,6 +41,8 @@ public final class RedisServer implements AutoCloseable {
     private final List<String> extraArgs;
     private final Duration startTimeout;
     private final Path[] tls;
+    private final String sentinelConfig;
+    private final boolean clusterMode;
     private final Path dir;
     private final Deque<String> log = new ArrayDeque<>();
     private int port;
@@ -50,6 +53,8 @@ public final class RedisServer implements AutoCloseable {
         this.extraArgs = List.copyOf(builder.args);
         this.startTimeout = builder.startTimeout;
         this.tls = builder.tls;
+        this.sentinelConfig = builder.sentinelConfig;
+        this.clusterMode = builder.cluster;
         this.port = builder.port;
         try {
             this.dir = Files.createTempDirectory("warden-redis-");
@@ -177,7 +182,7 @@ public final class RedisServer implements AutoCloseable {
         boolean fixedPort = port != 0;
         for (int attempt = 0; attempt < (fixedPort ? 1 : PORT_ATTEMPTS); attempt++) {
             if (!fixedPort) {
-                port = freePort();
+                port = clusterMode ? freeClusterPort() : freePort();
             }
             try {
                 launch();
@@ -194,6 +199,16 @@ public final class RedisServer implements AutoCloseable {
     private void launch() {
         List<String> command = new ArrayList<>();
         command.add(binary.toString());
+        if (sentinelConfig != null) {
+            // Sentinel rewrites its configuration file as it learns the topology, so each start writes it anew.
+            Path conf = dir.resolve("sentinel.conf");
+            try {
+                Files.writeString(conf, sentinelConfig);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            command.addAll(List.of(conf.toString(), "--sentinel"));
+        }
         command.addAll(List.of("--port", Integer.toString(tls != null ? 0 : port), "--bind", HOST, "--save", "",
                 "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no", "--protected-mode", "no"));
         if (tls != null) {
@@ -246,7 +261,7 @@ public final class RedisServer implements AutoCloseable {
                     }
                     log.addLast(line);
                 }
-                if (line.contains(READY)) {
+                if (line.contains(sentinelConfig != null ? SENTINEL_READY : READY)) {
                     ready.complete(null);
                 }
             }
@@ -296,6 +311,26 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /** A free port below 55536 whose cluster bus port, 10000 higher, is free as well. */
+    private static int freeClusterPort() {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int candidate = random.nextInt(20000, 45000);
+            if (isFree(candidate) && isFree(candidate + 10000)) {
+                return candidate;
+            }
+        }
+        throw new IllegalStateException("no free loopback port pair for a cluster node");
+    }
+
+    private static boolean isFree(int candidate) {
+        try (ServerSocket socket = new ServerSocket(candidate, 1, InetAddress.getByName(HOST))) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     private static int freePort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
             return socket.getLocalPort();
@@ -311,8 +346,43 @@ public final class RedisServer implements AutoCloseable {
         private Duration startTimeout = Duration.ofSeconds(20);
         private Path[] tls;
         private int port;
+        private String sentinelConfig;
+        private boolean cluster;
 
         private Builder() {
+        }
+
+        /**
+         * Runs in cluster mode, on a port whose cluster bus port (port + 10000) is free too, and with a short node
+         * timeout (2 s) so that failovers in tests are quick. The node starts alone, without slots.
+         *
+         * @return this builder
+         */
+        public Builder cluster() {
+            this.cluster = true;
+            return args("--cluster-enabled", "yes", "--cluster-node-timeout", "2000");
+        }
+
+        /**
+         * Runs a Sentinel instead of a server, monitoring the master on 127.0.0.1:{@code masterPort} under
+         * {@code masterName}; it marks the master down after {@code downAfter} without answers, and fails over when
+         * {@code quorum} sentinels agree. It is ready once it monitors the master.
+         *
+         * @param masterName the name clients ask Sentinel for
+         * @param masterPort the master's loopback port
+         * @param quorum     how many sentinels must agree that the master is down
+         * @param downAfter  how long the master may be silent before it is considered down
+         * @return this builder
+         */
+        public Builder sentinel(String masterName, int masterPort, int quorum, Duration downAfter) {
+            Objects.requireNonNull(masterName, "masterName");
+            Objects.requireNonNull(downAfter, "downAfter");
+            long down = downAfter.toMillis();
+            this.sentinelConfig = "sentinel monitor " + masterName + " " + HOST + " " + masterPort + " " + quorum
+                    + "\nsentinel down-after-milliseconds " + masterName + " " + down
+                    + "\nsentinel failover-timeout " + masterName + " " + Math.max(down * 4, 2000)
+                    + "\nsentinel parallel-syncs " + masterName + " 1\n";
+            return this;
         }
 
         /**

@@ -1,0 +1,72 @@
+package dev.warden.internal;
+
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.codec.StringCodec;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Redis Cluster. Lettuce routes each script by the slot of its first key (all keys of a lock share one hash
+ * tag) and follows MOVED and ASK redirections during slot migrations and failovers.
+ */
+final class ClusterLink implements Link {
+    private final RedisClusterClient client;
+    private final StatefulRedisClusterConnection<String, String> connection;
+    private final boolean sharded;
+
+    ClusterLink(RedisClusterClient client) {
+        this.client = client;
+        this.connection = client.connect(StringCodec.UTF8);
+        this.sharded = majorVersion(connection.sync().info("server")) >= 7;
+    }
+
+    @Override
+    public RedisClusterAsyncCommands<String, String> commands() {
+        return connection.async();
+    }
+
+    @Override
+    public RedisClusterAsyncCommands<String, String> ackCommands() {
+        throw new UnsupportedOperationException("replica acknowledgements are not supported with a cluster");
+    }
+
+    @Override
+    public CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
+        return client.connectPubSubAsync(StringCodec.UTF8).thenApply(connection -> connection);
+    }
+
+    @Override
+    public boolean cluster() {
+        return true;
+    }
+
+    @Override
+    public boolean sharded() {
+        return sharded;
+    }
+
+    @Override
+    public void close() {
+        connection.close();
+        client.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+
+    /** Reads {@code redis_version:7.0.15} from an {@code INFO server} reply; 0 if absent. */
+    static int majorVersion(String info) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("redis_version:")) {
+                String version = line.substring("redis_version:".length()).trim();
+                int dot = version.indexOf('.');
+                try {
+                    return Integer.parseInt(dot < 0 ? version : version.substring(0, dot));
+                } catch (NumberFormatException e) {
+                    return 0;
+                }
+            }
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,29 @@
+package dev.warden.internal;
+
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A client's connections to one Redis deployment: a shared command connection, a connection of its own for
+ * operations followed by {@code WAIT} (opened when first needed), and pub/sub connections for the notifier.
+ */
+interface Link {
+    /** @return the commands of the shared connection; Lettuce pipelines every thread's commands over it */
+    RedisClusterAsyncCommands<String, String> commands();
+
+    /** @return the commands of the acknowledgement connection, opened on first use */
+    RedisClusterAsyncCommands<String, String> ackCommands();
+
+    /** @return a new pub/sub connection */
+    CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub();
+
+    /** @return whether keys are spread over cluster slots, so that a script may only touch keys of one slot */
+    boolean cluster();
+
+    /** @return whether wake-ups use sharded pub/sub ({@code SSUBSCRIBE}/{@code SPUBLISH}) */
+    boolean sharded();
+
+    /** Closes every connection and the Lettuce client. */
+    void close();
+}

@@ -1,0 +1,172 @@
+package dev.warden.internal;
+
+import dev.warden.DistributedLock;
+import dev.warden.Lease;
+import dev.warden.LockException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * The acquire methods of {@link DistributedLock}, in terms of one asynchronous acquisition: blocking waits that
+ * honour interrupts, the futures of the async variants, and the {@link Lock} view. A lease that arrives after its
+ * caller stopped waiting is given back.
+ */
+abstract class LockBase implements DistributedLock {
+    private volatile LockView view;
+
+    /**
+     * Starts an acquisition.
+     *
+     * @param waitNanos 0 for one try, negative for no limit
+     * @return completes with the lease, with empty when the wait ran out, or exceptionally on failure; cancelling
+     *         it stops the acquisition
+     */
+    abstract CompletableFuture<Optional<Lease>> start(long waitNanos, long leaseMillis, boolean renewing);
+
+    /** Releases in the background a lease that nobody will use. */
+    abstract void abandon(Lease lease);
+
+    /** Names an operation on this lock for error messages. */
+    abstract String describe(String operation);
+
+    abstract long defaultLeaseMillis();
+
+    /** The executor that completes the futures of the async methods, off the I/O threads. */
+    abstract Executor callbackExecutor();
+
+    @Override
+    public Optional<Lease> tryAcquire() {
+        try {
+            return awaitInterruptibly(start(0, defaultLeaseMillis(), true));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockException(describe("acquire") + ": interrupted", e);
+        }
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire(Duration wait) throws InterruptedException {
+        return awaitInterruptibly(start(waitNanos(wait), defaultLeaseMillis(), true));
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire(Duration wait, Duration lease) throws InterruptedException {
+        long waitNanos = waitNanos(wait);
+        long leaseMillis = Require.lease(lease, "lease").toMillis();
+        return awaitInterruptibly(start(waitNanos, leaseMillis, false));
+    }
+
+    @Override
+    public Lease acquire() throws InterruptedException {
+        return awaitInterruptibly(start(-1, defaultLeaseMillis(), true)).orElseThrow();
+    }
+
+    /** Waits for the lock ignoring interrupts, as {@link Lock#lock()} must; the interrupt flag is set again after. */
+    Lease acquireUninterruptibly() {
+        CompletableFuture<Optional<Lease>> acquisition = start(-1, defaultLeaseMillis(), true);
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return acquisition.get().orElseThrow();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw Errors.translate(e.getCause(), describe("acquire"));
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public CompletableFuture<Lease> acquireAsync(Duration wait) {
+        CompletableFuture<Optional<Lease>> acquisition = start(waitNanos(wait), defaultLeaseMillis(), true);
+        CompletableFuture<Lease> out = new CompletableFuture<>();
+        acquisition.whenCompleteAsync((lease, error) -> {
+            if (error != null) {
+                out.completeExceptionally(Errors.translate(error, describe("acquire")));
+            } else if (lease.isEmpty()) {
+                out.completeExceptionally(new TimeoutException("lock '" + name() + "' not acquired within " + wait));
+            } else if (!out.complete(lease.get())) {
+                abandon(lease.get());
+            }
+        }, callbackExecutor());
+        cancelTogether(out, acquisition);
+        return out;
+    }
+
+    @Override
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait) {
+        CompletableFuture<Optional<Lease>> acquisition = start(waitNanos(wait), defaultLeaseMillis(), true);
+        CompletableFuture<Optional<Lease>> out = new CompletableFuture<>();
+        acquisition.whenCompleteAsync((lease, error) -> {
+            if (error != null) {
+                out.completeExceptionally(Errors.translate(error, describe("acquire")));
+            } else if (!out.complete(lease)) {
+                lease.ifPresent(this::abandon);
+            }
+        }, callbackExecutor());
+        cancelTogether(out, acquisition);
+        return out;
+    }
+
+    @Override
+    public boolean isLocked() {
+        return inspect().held();
+    }
+
+    @Override
+    public Lock asLock() {
+        LockView current = view;
+        if (current == null) {
+            synchronized (this) {
+                if (view == null) {
+                    view = new LockView(this, this::acquireUninterruptibly);
+                }
+                current = view;
+            }
+        }
+        return current;
+    }
+
+    private Optional<Lease> awaitInterruptibly(CompletableFuture<Optional<Lease>> acquisition)
+            throws InterruptedException {
+        try {
+            return acquisition.get();
+        } catch (InterruptedException e) {
+            if (!acquisition.cancel(false)) {
+                // The lease arrived together with the interrupt: nobody will see it, so give it back.
+                acquisition.getNow(Optional.empty()).ifPresent(this::abandon);
+            }
+            throw e;
+        } catch (ExecutionException e) {
+            throw Errors.translate(e.getCause(), describe("acquire"));
+        }
+    }
+
+    private static void cancelTogether(CompletableFuture<?> out, CompletableFuture<Optional<Lease>> acquisition) {
+        out.whenComplete((value, error) -> {
+            if (out.isCancelled()) {
+                acquisition.cancel(false);
+            }
+        });
+    }
+
+    static long waitNanos(Duration wait) {
+        Require.wait(wait, "wait");
+        try {
+            return wait.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE / 4;
+        }
+    }
+}

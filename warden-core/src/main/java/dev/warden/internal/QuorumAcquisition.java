@@ -1,0 +1,266 @@
+package dev.warden.internal;
+
+import dev.warden.Lease;
+import dev.warden.LockException;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One acquire of a quorum lock: the acquire script on every server in parallel; granted when a majority granted
+ * it and time is left of the lease (validity = lease - elapsed since sending - drift); then the fences are raised
+ * to the highest of the majority, so that the lease's token exceeds every earlier holder's on every server that
+ * granted it. Otherwise every grant is given back, and, when waiting, the acquisition waits for a release on any
+ * server (or the holder's TTL, or a short random delay after a split vote) and tries again.
+ */
+final class QuorumAcquisition implements Notifier.Waiter {
+    private static final long SPLIT_DELAY_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
+    private final QuorumLock lock;
+    private final QuorumLockClient client;
+    private final long leaseMillis;
+    private final long leaseNanos;
+    private final boolean renewing;
+    private final boolean waits;
+    private final boolean forever;
+    private final long deadline;
+    private final String token;
+
+    // Guarded by this.
+    private boolean inFlight;
+    private boolean woken;
+    private boolean joined;
+    private ScheduledFuture<?> timer;
+
+    QuorumAcquisition(QuorumLock lock, long waitNanos, long leaseMillis, boolean renewing) {
+        this.lock = lock;
+        this.client = lock.client();
+        this.leaseMillis = leaseMillis;
+        this.leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+        this.renewing = renewing;
+        this.waits = waitNanos != 0;
+        this.forever = waitNanos < 0;
+        this.deadline = client.ticker().read() + Math.max(waitNanos, 0);
+        this.token = client.tokens().next();
+    }
+
+    QuorumAcquisition start() {
+        client.track(this);
+        result.whenComplete((value, error) -> {
+            client.untrack(this);
+            leave(error != null || value.isEmpty());
+        });
+        wake();
+        return this;
+    }
+
+    @Override
+    public void wake() {
+        synchronized (this) {
+            if (result.isDone()) {
+                return;
+            }
+            if (inFlight) {
+                woken = true;
+                return;
+            }
+            inFlight = true;
+            woken = false;
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
+            }
+        }
+        long sentAt = client.ticker().read();
+        Fanout.until(client.nodes(), node -> node.scripts().acquire(lock.keys(), token, leaseMillis, waits),
+                outcomes -> decided(outcomes, reply -> (Long) reply.get(0) == 1L))
+                .thenAccept(outcomes -> onReplies(outcomes, sentAt));
+    }
+
+    private void onReplies(List<Fanout.Outcome<List<Object>>> outcomes, long sentAt) {
+        int granted = 0;
+        long fence = 0;
+        long holderTtl = Long.MAX_VALUE;
+        int held = 0;
+        for (Fanout.Outcome<List<Object>> outcome : outcomes) {
+            if (!outcome.ok()) {
+                continue;
+            }
+            if ((Long) outcome.value().get(0) == 1L) {
+                granted++;
+                fence = Math.max(fence, (Long) outcome.value().get(1));
+            } else {
+                held++;
+                holderTtl = Math.min(holderTtl, (Long) outcome.value().get(1));
+            }
+        }
+        if (granted >= client.majority() && validity(sentAt) > 0) {
+            raise(fence, sentAt);
+            return;
+        }
+        giveBack(outcomes);
+        LockException failure = lock.quorumFailure(outcomes, "acquire");
+        if (failure != null) {
+            result.completeExceptionally(failure);
+            return;
+        }
+        // Held by another owner on enough servers to block a majority: wait for a release or its TTL; otherwise
+        // a split vote between contenders: retry after a short random delay so that one of them wins.
+        long delay = held > client.nodes().size() - client.majority()
+                ? TimeUnit.MILLISECONDS.toNanos(Math.max(holderTtl, 0)) + TimeUnit.MILLISECONDS.toNanos(1)
+                : ThreadLocalRandom.current().nextLong(SPLIT_DELAY_MAX_NANOS);
+        retryLater(delay);
+    }
+
+    /** Agrees on the highest fence of the majority; granted if a majority still holds it in time. */
+    private void raise(long fence, long sentAt) {
+        Fanout.until(client.nodes(), node -> node.scripts().raiseFence(lock.keys(), token, fence),
+                outcomes -> decided(outcomes, reply -> reply == 1L))
+                .thenAccept(outcomes -> {
+                    int holding = 0;
+                    for (Fanout.Outcome<Long> outcome : outcomes) {
+                        holding += outcome.ok() && outcome.value() == 1L ? 1 : 0;
+                    }
+                    if (holding >= client.majority() && validity(sentAt) > 0) {
+                        QuorumLease lease = new QuorumLease(lock, token, fence, leaseMillis, renewing, sentAt,
+                                holding);
+                        if (!result.complete(Optional.of(lease))) {
+                            lease.abandon();
+                        } else {
+                            lease.start();
+                        }
+                        return;
+                    }
+                    giveBack(null);
+                    LockException failure = lock.quorumFailure(outcomes, "acquire");
+                    if (failure != null) {
+                        result.completeExceptionally(failure);
+                    } else {
+                        retryLater(ThreadLocalRandom.current().nextLong(SPLIT_DELAY_MAX_NANOS));
+                    }
+                });
+    }
+
+    /** Whether a majority said yes, or so many said no or failed that a majority is out of reach. */
+    private <T> boolean decided(List<Fanout.Outcome<T>> outcomes, java.util.function.Predicate<T> yes) {
+        int agree = 0;
+        int refuse = 0;
+        for (Fanout.Outcome<T> outcome : outcomes) {
+            if (outcome.ok() && yes.test(outcome.value())) {
+                agree++;
+            } else if (!outcome.pending()) {
+                refuse++;
+            }
+        }
+        return agree >= client.majority() || refuse > client.nodes().size() - client.majority();
+    }
+
+    /** Time left of a lease whose acquire was sent at {@code sentAt}, less the drift margin. */
+    private long validity(long sentAt) {
+        long drift = leaseNanos / 100 + TimeUnit.MILLISECONDS.toNanos(2);
+        return leaseNanos - (client.ticker().read() - sentAt) - drift;
+    }
+
+    /**
+     * Releases by token on the servers that granted the lock or did not answer (they may have granted it), or on
+     * all when {@code outcomes} is null. Only this acquisition's grants go.
+     */
+    private void giveBack(List<Fanout.Outcome<List<Object>>> outcomes) {
+        for (int i = 0; i < client.nodes().size(); i++) {
+            if (outcomes != null && outcomes.get(i).ok() && (Long) outcomes.get(i).value().get(0) == 0L) {
+                continue;
+            }
+            RedisLockClient node = client.nodes().get(i).connected();
+            if (node == null) {
+                continue;
+            }
+            try {
+                node.scripts().release(lock.keys(), token, node.instanceId());
+            } catch (RuntimeException e) {
+                // The server is unreachable: its grant, if any, expires with the lease.
+            }
+        }
+    }
+
+    private void retryLater(long delayNanos) {
+        long now = client.ticker().read();
+        if (!waits || (!forever && now - deadline >= 0)) {
+            result.complete(Optional.empty());
+            return;
+        }
+        boolean join;
+        boolean retry = false;
+        synchronized (this) {
+            if (result.isDone()) {
+                return;
+            }
+            inFlight = false;
+            join = !joined;
+            joined = true;
+            if (!join) {
+                if (woken) {
+                    retry = true;
+                } else {
+                    long delay = forever ? delayNanos : Math.min(delayNanos, deadline - now);
+                    timer = client.scheduler().schedule(this::wake, Math.max(delay, 0), TimeUnit.NANOSECONDS);
+                }
+            }
+        }
+        if (join) {
+            // Subscribe on every server; then try again, since a release before the subscription was not heard.
+            // A server that cannot subscribe leaves the wait to the timers.
+            List<CompletableFuture<?>> joins = new java.util.ArrayList<>();
+            client.eachConnected(node -> joins.add(
+                    node.notifier().join(lock.keys().channel(), this).handle((ok, e) -> null)));
+            CompletableFuture<?>[] subscriptions = joins.toArray(CompletableFuture[]::new);
+            CompletableFuture.allOf(subscriptions).thenRun(this::wake);
+        } else if (retry) {
+            wake();
+        }
+    }
+
+    private void leave(boolean passWake) {
+        boolean wasJoined;
+        synchronized (this) {
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
+            }
+            wasJoined = joined;
+            joined = false;
+        }
+        if (wasJoined) {
+            client.eachConnected(node -> node.notifier().leave(lock.keys().channel(), this, passWake));
+        }
+    }
+
+    @Override
+    public boolean reserve() {
+        // Direct handover is a single-server optimisation; a quorum grant always goes through every server.
+        return false;
+    }
+
+    @Override
+    public void granted(long fence, long sentAt) {
+        throw new IllegalStateException("a quorum acquisition is never reserved");
+    }
+
+    @Override
+    public void unreserve() {
+        wake();
+    }
+
+    @Override
+    public String token() {
+        return token;
+    }
+
+    @Override
+    public long leaseMillis() {
+        return leaseMillis;
+    }
+}

@@ -1,0 +1,147 @@
+package dev.warden.internal;
+
+import dev.warden.DistributedLock;
+import dev.warden.Lease;
+import dev.warden.LockConnectionException;
+import dev.warden.LockException;
+import dev.warden.LockInfo;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/** A named lock over a quorum of independent servers. */
+final class QuorumLock extends LockBase {
+    private final QuorumLockClient client;
+    private final String name;
+    private final LockKeys keys;
+
+    QuorumLock(QuorumLockClient client, String name) {
+        this.client = client;
+        this.name = name;
+        this.keys = LockKeys.of(client.config().keyPrefix(), name);
+    }
+
+    QuorumLockClient client() {
+        return client;
+    }
+
+    LockKeys keys() {
+        return keys;
+    }
+
+    @Override
+    String describe(String operation) {
+        return operation + " of quorum lock '" + name + "' (key " + keys.lock() + ")";
+    }
+
+    /**
+     * The failure to report when too many servers failed for a majority to be possible, else null.
+     */
+    LockException quorumFailure(List<? extends Fanout.Outcome<?>> outcomes, String operation) {
+        int failed = Fanout.failures(outcomes);
+        int servers = outcomes.size();
+        if (servers - failed >= client.majority()) {
+            return null;
+        }
+        Throwable cause = Fanout.firstFailure(outcomes);
+        return new LockConnectionException(describe(operation) + ": " + failed + " of " + servers
+                + " servers failed, so no majority of " + client.majority() + " is possible: "
+                + Errors.translate(cause, "first failure").getMessage(), cause);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public LockInfo inspect() {
+        List<Fanout.Outcome<List<Object>>> outcomes = client.await(
+                Fanout.all(client.nodes(), node -> node.scripts().inspect(keys)), describe("inspect"));
+        LockException failure = quorumFailure(outcomes, "inspect");
+        if (failure != null) {
+            throw failure;
+        }
+        List<Long> remaining = new ArrayList<>();
+        List<Long> fences = new ArrayList<>();
+        int waiters = 0;
+        for (Fanout.Outcome<List<Object>> outcome : outcomes) {
+            if (outcome.ok()) {
+                List<Object> reply = outcome.value();
+                if ((Long) reply.get(0) == 1L) {
+                    remaining.add((Long) reply.get(1));
+                }
+                fences.add((Long) reply.get(2));
+                waiters = Math.max(waiters, ((Long) reply.get(3)).intValue());
+            }
+        }
+        boolean held = remaining.size() >= client.majority();
+        // Held for as long as a majority still holds it: the majority-th longest remaining lease.
+        remaining.sort(Collections.reverseOrder());
+        Duration left = held ? Duration.ofMillis(remaining.get(client.majority() - 1)) : Duration.ZERO;
+        // The fence a majority has reached: the agreed fence of the last grant (a server that answered its
+        // acquire late may keep a higher counter of its own).
+        fences.sort(Collections.reverseOrder());
+        long fence = fences.get(Math.min(client.majority(), fences.size()) - 1);
+        return new LockInfo(name, held, left, fence, waiters);
+    }
+
+    @Override
+    public OptionalLong forceRelease() {
+        List<Fanout.Outcome<Long>> outcomes = client.await(Fanout.all(client.nodes(),
+                node -> node.scripts().forceRelease(keys, node.instanceId())), describe("forced release"));
+        client.eachConnected(node -> node.notifier().wakeOne(keys.channel()));
+        LockException failure = quorumFailure(outcomes, "forced release");
+        if (failure != null) {
+            throw failure;
+        }
+        long fence = 0;
+        for (Fanout.Outcome<Long> outcome : outcomes) {
+            if (outcome.ok()) {
+                fence = Math.max(fence, outcome.value());
+            }
+        }
+        return fence == 0 ? OptionalLong.empty() : OptionalLong.of(fence);
+    }
+
+    @Override
+    public DistributedLock withReplicaAcks(int replicas, Duration timeout) {
+        Require.argument(replicas >= 0, "replicas must not be negative: %d", replicas);
+        Require.lease(timeout, "timeout");
+        if (replicas > 0) {
+            throw new UnsupportedOperationException(
+                    "replica acknowledgements do not apply to a quorum: its servers are independent masters");
+        }
+        return this;
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedLock{" + name + ", quorum of " + client.nodes().size() + "}";
+    }
+
+    @Override
+    CompletableFuture<Optional<Lease>> start(long waitNanos, long leaseMillis, boolean renewing) {
+        return new QuorumAcquisition(this, waitNanos, leaseMillis, renewing).start().result;
+    }
+
+    @Override
+    void abandon(Lease lease) {
+        ((QuorumLease) lease).abandon();
+    }
+
+    @Override
+    long defaultLeaseMillis() {
+        return client.config().defaultLease().toMillis();
+    }
+
+    @Override
+    Executor callbackExecutor() {
+        return client.callbackExecutor();
+    }
+}

@@ -1,0 +1,137 @@
+package dev.warden.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.warden.DistributedLock;
+import dev.warden.Lease;
+import dev.warden.LockClient;
+import dev.warden.LockConfig;
+import dev.warden.redisserver.RedisCluster;
+import dev.warden.redisserver.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** A real cluster of three masters: locks on every node's slots, waits, renewals and a slot migration. */
+class ClusterTest {
+    private static RedisCluster cluster;
+    private final List<LockClient> clients = new ArrayList<>();
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = RedisCluster.start(3);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @AfterEach
+    void closeClients() {
+        clients.forEach(LockClient::close);
+        clients.clear();
+    }
+
+    @Test
+    void locksSpreadOverEveryNodeExcludeOtherClientsAndKeepEachLocksKeysInOneSlot() {
+        LockClient a = client(Duration.ofSeconds(30));
+        LockClient b = client(Duration.ofSeconds(30));
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            leases.add(a.lock("job-" + i + (i % 7 == 0 ? "{x" + i + "}" : "")).tryAcquire().orElseThrow());
+        }
+        for (RedisServer node : cluster.nodes()) {
+            assertThat((Long) node.call("DBSIZE")).as("keys on port " + node.port()).isGreaterThan(20L);
+        }
+        for (Lease lease : leases) {
+            assertThat(b.lock(lease.lockName()).tryAcquire()).isEmpty();
+        }
+        // The waiters' set shares the lock key's slot, braces in the name notwithstanding.
+        RedisServer node = cluster.nodes().get(0);
+        assertThat(node.call("CLUSTER", "KEYSLOT", "warden:{job-7%7Bx7%7D}"))
+                .isEqualTo(node.call("CLUSTER", "KEYSLOT", "warden:{job-7%7Bx7%7D}:w"));
+        for (Lease lease : leases) {
+            assertThat(lease.release()).isTrue();
+        }
+        for (Lease lease : leases) {
+            assertThat(b.lock(lease.lockName()).tryAcquire()).isPresent();
+        }
+    }
+
+    @Test
+    void aWaiterOfAnotherClientIsWokenByTheReleaseNotByTheLeaseRunningOut() throws Exception {
+        LockClient a = client(Duration.ofSeconds(30));
+        LockClient b = client(Duration.ofSeconds(30));
+        List<Lease> held = new ArrayList<>();
+        List<CompletableFuture<Optional<Lease>>> waiting = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            held.add(a.lock("wake-" + i).tryAcquire().orElseThrow());
+            waiting.add(b.lock("wake-" + i).tryAcquireAsync(Duration.ofSeconds(20)));
+        }
+        Thread.sleep(300);
+        long t0 = System.nanoTime();
+        held.forEach(Lease::release);
+        for (CompletableFuture<Optional<Lease>> future : waiting) {
+            assertThat(future.get(10, TimeUnit.SECONDS)).isPresent();
+        }
+        // The leases had 30 s left: only the release messages can have woken the waiters this soon.
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void theWatchdogRenewsLeasesOnEveryNode() throws InterruptedException {
+        LockClient a = client(Duration.ofMillis(600));
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            leases.add(a.lock("renew-" + i).tryAcquire().orElseThrow());
+        }
+        Thread.sleep(2_000);
+        LockClient b = client(Duration.ofSeconds(30));
+        for (Lease lease : leases) {
+            assertThat(lease.isHeld()).isTrue();
+            assertThat(b.lock(lease.lockName()).tryAcquire()).isEmpty();
+        }
+    }
+
+    @Test
+    void aHeldLockSurvivesTheMigrationOfItsSlotToAnotherNode() throws InterruptedException {
+        LockClient a = client(Duration.ofMillis(900));
+        LockClient b = client(Duration.ofSeconds(30));
+        DistributedLock lock = a.lock("migrating");
+        Lease lease = lock.tryAcquire().orElseThrow();
+        RedisServer any = cluster.nodes().get(0);
+        int slot = ((Long) any.call("CLUSTER", "KEYSLOT", "warden:{migrating}")).intValue();
+        RedisServer from = cluster.ownerOf(slot);
+        RedisServer to = cluster.nodes().stream().filter(n -> n != from).findFirst().orElseThrow();
+        cluster.migrateSlot(slot, from, to);
+        assertThat(to.call("EXISTS", "warden:{migrating}")).isEqualTo(1L);
+
+        Thread.sleep(2_000);
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(b.lock("migrating").tryAcquire()).isEmpty();
+        CompletableFuture<Optional<Lease>> next = b.lock("migrating").tryAcquireAsync(Duration.ofSeconds(10));
+        assertThat(lease.release()).isTrue();
+        Optional<Lease> taken = next.join();
+        assertThat(taken).isPresent();
+        assertThat(taken.get().fencingToken()).isGreaterThan(lease.fencingToken());
+        assertThat((String) to.call("GET", "warden:{migrating}")).startsWith(
+                Long.toString(taken.get().fencingToken()));
+    }
+
+    private LockClient client(Duration lease) {
+        LockClient client = LockClient.create(LockConfig.builder().cluster(cluster.seedUri())
+                .defaultLease(lease).commandTimeout(Duration.ofSeconds(2)).build());
+        clients.add(client);
+        return client;
+    }
+}

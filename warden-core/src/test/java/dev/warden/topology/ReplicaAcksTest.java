@@ -1,0 +1,157 @@
+package dev.warden.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.warden.DistributedLock;
+import dev.warden.Lease;
+import dev.warden.LockClient;
+import dev.warden.LockConfig;
+import dev.warden.LockReplicationException;
+import dev.warden.redisserver.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A real master and replica: a grant acknowledged by the replica survives a failover; without acknowledgements a
+ * grant the replica never saw is granted twice, which is why the option exists.
+ */
+class ReplicaAcksTest {
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private RedisServer master;
+    private RedisServer replica;
+
+    @BeforeEach
+    void startMasterAndReplica() throws InterruptedException {
+        master = keep(RedisServer.start());
+        replica = keep(RedisServer.builder()
+                .args("--replicaof", master.host(), Integer.toString(master.port())).start());
+        Topologies.awaitReplicaLink(replica, Duration.ofSeconds(10));
+    }
+
+    @AfterEach
+    void stopAll() throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+    }
+
+    @Test
+    void acknowledgedGrantSurvivesFailoverSoTheNewMasterRefusesASecondOwner() {
+        DistributedLock lock = client(master, b -> b.replicaAcks(1, Duration.ofMillis(500))).lock("orders");
+        Lease lease = lock.tryAcquire().orElseThrow();
+        assertThat(lease.acknowledgements()).isEqualTo(1);
+
+        master.kill();
+        replica.call("REPLICAOF", "NO", "ONE");
+
+        DistributedLock promoted = client(replica, b -> { }).lock("orders");
+        assertThat(promoted.tryAcquire()).isEmpty();
+        assertThat(promoted.inspect().held()).isTrue();
+        assertThat(promoted.inspect().lastFencingToken()).isEqualTo(lease.fencingToken());
+    }
+
+    @Test
+    void withoutAcknowledgementsAGrantTheReplicaMissedIsGrantedTwiceAfterFailover() {
+        DistributedLock lock = client(master, b -> { }).lock("orders");
+        // Replication held back: the replica stopped, and its link cut so that nothing waits in its socket.
+        replica.pause();
+        master.call("CLIENT", "KILL", "TYPE", "replica");
+        Lease first = lock.tryAcquire().orElseThrow();
+        assertThat(first.acknowledgements()).isZero();
+
+        master.kill();
+        replica.resume();
+        replica.call("REPLICAOF", "NO", "ONE");
+
+        Lease second = client(replica, b -> { }).lock("orders").tryAcquire().orElseThrow();
+        // Two holders at once: the double grant that replica acknowledgements prevent.
+        assertThat(first.isHeld()).isTrue();
+        assertThat(second.isHeld()).isTrue();
+    }
+
+    @Test
+    void tooFewAcknowledgementsFailClosedAndLeaveTheLockFree() {
+        DistributedLock lock = client(master, b -> b.replicaAcks(1, Duration.ofMillis(200))).lock("orders");
+        replica.pause();
+        try {
+            assertThatThrownBy(lock::tryAcquire).isInstanceOf(LockReplicationException.class)
+                    .hasMessageContaining("orders").hasMessageContaining("0 of 1")
+                    .satisfies(e -> {
+                        assertThat(((LockReplicationException) e).acknowledged()).isZero();
+                        assertThat(((LockReplicationException) e).required()).isEqualTo(1);
+                    });
+            assertThat(lock.inspect().held()).isFalse();
+        } finally {
+            replica.resume();
+        }
+        assertThat(lock.tryAcquire()).isPresent();
+    }
+
+    @Test
+    void perLockPolicyOverridesTheClientDefault() {
+        LockClient client = client(master, b -> { });
+        DistributedLock plain = client.lock("orders");
+        DistributedLock strict = plain.withReplicaAcks(2, Duration.ofMillis(200));
+        assertThat(strict.name()).isEqualTo("orders");
+        assertThatThrownBy(strict::tryAcquire).isInstanceOf(LockReplicationException.class)
+                .hasMessageContaining("1 of 2");
+        Lease lease = plain.withReplicaAcks(1, Duration.ofMillis(500)).tryAcquire().orElseThrow();
+        assertThat(lease.acknowledgements()).isEqualTo(1);
+        assertThat(plain.tryAcquire()).isEmpty();
+        assertThat(lease.release()).isTrue();
+        assertThat(plain.tryAcquire().orElseThrow().acknowledgements()).isZero();
+    }
+
+    @Test
+    void renewalsThatNoReplicaAcknowledgesDoNotKeepTheLease() throws InterruptedException {
+        DistributedLock lock = client(master, b -> b.replicaAcks(1, Duration.ofMillis(100))
+                .defaultLease(Duration.ofMillis(900))).lock("orders");
+        Lease lease = lock.tryAcquire().orElseThrow();
+        CountDownLatch lost = new CountDownLatch(1);
+        lease.onLost(lost::countDown);
+        // Acknowledged renewals keep it well past its lease.
+        assertThat(lost.await(2_500, TimeUnit.MILLISECONDS)).isFalse();
+        assertThat(lease.isHeld()).isTrue();
+        replica.pause();
+        try {
+            assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(lease.isHeld()).isFalse();
+        } finally {
+            replica.resume();
+        }
+    }
+
+    @Test
+    void replicaSettingsAreCheckedWhenSet() {
+        assertThatThrownBy(() -> LockConfig.builder().replicaAcks(-1, Duration.ofMillis(100)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("replicas must not be negative: -1");
+        assertThatThrownBy(() -> LockConfig.builder().replicaAcks(1, Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("timeout must be positive: PT0S");
+        assertThatThrownBy(() -> LockConfig.builder().redisUri(master.uri()).commandTimeout(Duration.ofSeconds(1))
+                .replicaAcks(1, Duration.ofSeconds(1)).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("shorter than commandTimeout");
+        assertThatThrownBy(() -> LockConfig.builder().cluster(master.uri()).replicaAcks(1, Duration.ofMillis(100))
+                .build()).isInstanceOf(IllegalStateException.class).hasMessageContaining("cluster");
+        DistributedLock lock = client(master, b -> b.commandTimeout(Duration.ofSeconds(1))).lock("x");
+        assertThatThrownBy(() -> lock.withReplicaAcks(1, Duration.ofSeconds(2)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("shorter than the command timeout");
+    }
+
+    private LockClient client(RedisServer server, java.util.function.Consumer<LockConfig.Builder> settings) {
+        LockConfig.Builder builder = LockConfig.builder().redisUri(server.uri()).commandTimeout(Duration.ofSeconds(2));
+        settings.accept(builder);
+        return keep(LockClient.create(builder.build()));
+    }
+
+    private <T extends AutoCloseable> T keep(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+}
