@@ -11,5 +11,9 @@ enum Fault {
     /** Every client connection is killed from the server side, and the script cache is flushed. */
     CONNECTION_KILL,
     /** The lock server answers late: DEBUG SLEEP of 0.3 s in a side connection. */
-    LATENCY
+    LATENCY,
+    /** Sentinel: the master is killed, a replica promoted, and the old master returns empty as a replica. */
+    FAILOVER,
+    /** Cluster: the slot of a lock name moves to another node, keys and all. */
+    SLOT_MIGRATION
 }

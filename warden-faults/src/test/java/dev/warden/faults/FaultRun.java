@@ -1,7 +1,6 @@
 package dev.warden.faults;
 
 import dev.warden.LockClient;
-import dev.warden.LockConfig;
 import dev.warden.LockInfo;
 import dev.warden.redisserver.RedisServer;
 import java.io.IOException;
@@ -19,9 +18,13 @@ import java.util.concurrent.TimeUnit;
 final class FaultRun {
     /** What to run. */
     record Plan(String name, List<Fault> faults, int seconds, int workers, int threads, Duration lease,
-                int holdMaxMs, List<String> names, String lockKind) {
+                int holdMaxMs, List<String> names, String lockKind, String topology) {
+        /**
+         * Whether granted locks may vanish: a single server restarted empty. A quorum keeps its guarantee through
+         * a restart of one server (kept down for longer than a lease), and acknowledged grants survive a failover.
+         */
         boolean losesData() {
-            return faults.contains(Fault.SERVER_RESTART);
+            return faults.contains(Fault.SERVER_RESTART) && !topology.equals("quorum");
         }
     }
 
@@ -29,8 +32,8 @@ final class FaultRun {
     record Report(Plan plan, int operations, int acquisitions, int faults, Map<String, Integer> counts,
                   List<String> violations) {
         String summary() {
-            return String.format("faults run=%s lock=%s operations=%d acquisitions=%d faults=%d lost-leases=%d "
-                            + "stale-writes-rejected=%d violations=%d", plan.name(), plan.lockKind(), operations,
+            return String.format("faults run=%s topology=%s lock=%s operations=%d acquisitions=%d faults=%d lost-leases=%d "
+                            + "stale-writes-rejected=%d violations=%d", plan.name(), plan.topology(), plan.lockKind(), operations,
                     acquisitions, faults, counts.getOrDefault("lost leases", 0),
                     counts.getOrDefault("stale writes rejected", 0), violations.size());
         }
@@ -44,7 +47,7 @@ final class FaultRun {
     }
 
     Report run(Path dir) throws Exception {
-        try (RedisServer lockServer = RedisServer.start(); RedisServer storeServer = RedisServer.start()) {
+        try (LockTarget lockServer = LockTarget.start(plan.topology()); RedisServer storeServer = RedisServer.start()) {
             List<Process> workers = new ArrayList<>();
             List<Path> files = new ArrayList<>();
             for (int w = 0; w < plan.workers(); w++) {
@@ -52,7 +55,7 @@ final class FaultRun {
                 files.add(file);
                 workers.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-cp", System.getProperty("java.class.path"), FaultWorker.class.getName(),
-                        lockServer.uri(), storeServer.uri(), file.toString(), "w" + w,
+                        lockServer.spec(), storeServer.uri(), file.toString(), "w" + w,
                         Integer.toString(plan.threads()), Integer.toString(plan.seconds()),
                         Long.toString(plan.lease().toMillis()), Integer.toString(plan.holdMaxMs()),
                         String.join(",", plan.names()), plan.lockKind(), Integer.toString(w))
@@ -134,15 +137,15 @@ final class FaultRun {
     }
 
     /** Faults every 1.5-2.5 s after a 2 s warm-up, none in the last 4 s, so that recovery can be seen. */
-    private List<long[]> inject(RedisServer lockServer, List<Process> workers, FencedStore store, long start, long end,
+    private List<long[]> inject(LockTarget lockServer, List<Process> workers, FencedStore store, long start, long end,
                                 int[] connections) throws Exception {
         List<long[]> windows = new ArrayList<>();
         Thread sampler = new Thread(() -> {
             try {
                 TimeUnit.NANOSECONDS.sleep((end - start) * 3 / 10);
-                connections[0] = connections(lockServer);
+                connections[0] = lockServer.connections();
                 TimeUnit.NANOSECONDS.sleep(Math.max(0, end - System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(300)));
-                connections[1] = connections(lockServer);
+                connections[1] = lockServer.connections();
             } catch (InterruptedException | RuntimeException e) {
                 connections[0] = -1;
             }
@@ -167,40 +170,26 @@ final class FaultRun {
         return windows;
     }
 
-    private void apply(Fault fault, RedisServer lockServer, List<Process> workers, FencedStore store)
+    private void apply(Fault fault, LockTarget lockServer, List<Process> workers, FencedStore store)
             throws Exception {
         long lease = plan.lease().toMillis();
-        switch (fault) {
-            case CLIENT_STALL -> {
-                // Stop the process that most recently took a lock: most likely it is inside a critical section.
-                long holder = store.holder(plan.names().get(random.nextInt(plan.names().size())));
-                Process victim = workers.stream().filter(p -> p.pid() == holder).findFirst()
-                        .orElse(workers.get(random.nextInt(workers.size())));
-                signal("STOP", victim.pid());
-                TimeUnit.MILLISECONDS.sleep(lease * 2);
-                signal("CONT", victim.pid());
-            }
-            case SERVER_PAUSE -> {
-                lockServer.pause();
-                TimeUnit.MILLISECONDS.sleep(lease * 3 / 2);
-                lockServer.resume();
-            }
-            case SERVER_RESTART -> lockServer.restart();
-            case CONNECTION_KILL -> {
-                lockServer.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
-                lockServer.call("CLIENT", "KILL", "TYPE", "pubsub");
-                lockServer.call("SCRIPT", "FLUSH");
-            }
-            case LATENCY -> lockServer.call("DEBUG", "SLEEP", "0.3");
-            default -> throw new IllegalStateException(fault.toString());
+        if (fault == Fault.CLIENT_STALL) {
+            // Stop the process that most recently took a lock: most likely it is inside a critical section.
+            long holder = store.holder(plan.names().get(random.nextInt(plan.names().size())));
+            Process victim = workers.stream().filter(p -> p.pid() == holder).findFirst()
+                    .orElse(workers.get(random.nextInt(workers.size())));
+            signal("STOP", victim.pid());
+            TimeUnit.MILLISECONDS.sleep(lease * 2);
+            signal("CONT", victim.pid());
+            return;
         }
+        lockServer.apply(fault, lease, random);
     }
 
     /** After the run: no lock is left held, and neither threads nor connections grew. */
-    private List<String> endState(RedisServer lockServer, int[] connections, History history) {
+    private List<String> endState(LockTarget lockServer, int[] connections, History history) {
         List<String> problems = new ArrayList<>();
-        try (LockClient client = LockClient.create(LockConfig.builder().redisUri(lockServer.uri())
-                .keyPrefix("faults:").build())) {
+        try (LockClient client = LockClient.create(LockTarget.configure(lockServer.spec()).build())) {
             for (String name : plan.names()) {
                 LockInfo info = client.lock(name).inspect();
                 if (info.held() && info.remainingLease().compareTo(plan.lease()) > 0) {
@@ -214,14 +203,13 @@ final class FaultRun {
             }
         }
         // Lock connections per worker: commands, pub/sub, and the naive lock's own; plus this run's sampler.
-        if (connections[0] > 0 && (connections[1] > connections[0] + 1 || connections[1] > plan.workers() * 2 + 2)) {
+        // A quorum client keeps a command and a pub/sub connection on every server.
+        int perWorker = plan.topology().equals("quorum") ? 6 : 2;
+        if (connections[0] > 0 && (connections[1] > connections[0] + 1
+                || connections[1] > plan.workers() * perWorker + 4)) {
             problems.add("leak: lock-server connections went from " + connections[0] + " to " + connections[1]);
         }
         return problems;
-    }
-
-    private static int connections(RedisServer server) {
-        return (int) ((String) server.call("CLIENT", "LIST")).lines().count();
     }
 
     private static void signal(String name, long pid) throws IOException, InterruptedException {

@@ -22,17 +22,26 @@ class FaultSuiteTest {
 
     static FaultRun.Report run(Path dir, String name, List<Fault> faults, String lockKind, Duration lease,
                                int holdMaxMs) throws Exception {
+        return run(dir, name, faults, lockKind, lease, holdMaxMs, "single");
+    }
+
+    static FaultRun.Report run(Path dir, String name, List<Fault> faults, String lockKind, Duration lease,
+                               int holdMaxMs, String topology) throws Exception {
         // The mixed run gets twice the time, so that it sees several kinds of fault.
         int seconds = faults.size() > 1 ? SECONDS * 2 : SECONDS;
         FaultRun.Report report = new FaultRun(new FaultRun.Plan(name, faults, seconds, 3, 4, lease, holdMaxMs,
-                NAMES, lockKind)).run(dir);
+                NAMES, lockKind, topology)).run(dir);
         System.out.println(report.summary());
         report.violations().stream().limit(10).forEach(v -> System.out.println("  " + v));
         return report;
     }
 
     private FaultRun.Report warden(String name, List<Fault> faults) throws Exception {
-        FaultRun.Report report = run(dir, name, faults, "warden-renewed", LEASE, 20);
+        return warden(name, faults, "single");
+    }
+
+    private FaultRun.Report warden(String name, List<Fault> faults, String topology) throws Exception {
+        FaultRun.Report report = run(dir, name, faults, "warden-renewed", LEASE, 20, topology);
         assertThat(report.violations()).as(report.summary()).isEmpty();
         assertThat(report.acquisitions()).as(report.summary()).isGreaterThan(50);
         if (!faults.isEmpty()) {
@@ -76,6 +85,22 @@ class FaultSuiteTest {
     @Test
     void allFaultsMixed() throws Exception {
         warden("mixed", List.of(Fault.values()));
+    }
+
+    @Test
+    void sentinelFailoversWithReplicaAcknowledgementsNeverGrantALockTwice() throws Exception {
+        warden("sentinel-failover", List.of(Fault.FAILOVER, Fault.CLIENT_STALL), "sentinel");
+    }
+
+    @Test
+    void clusterSlotMigrationsAndKilledConnectionsAreSurvived() throws Exception {
+        warden("cluster", List.of(Fault.SLOT_MIGRATION, Fault.CONNECTION_KILL, Fault.CLIENT_STALL), "cluster");
+    }
+
+    @Test
+    void quorumSurvivesOneServerPausedRestartedOrCutOff() throws Exception {
+        warden("quorum", List.of(Fault.SERVER_PAUSE, Fault.SERVER_RESTART, Fault.CONNECTION_KILL,
+                Fault.CLIENT_STALL), "quorum");
     }
 
     @Test

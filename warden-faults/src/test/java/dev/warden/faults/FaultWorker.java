@@ -14,7 +14,7 @@ import java.util.Random;
  * fenced store with the fencing token, hold a random short time, write again, release. Every acquisition becomes
  * one line of the history file, with System.nanoTime stamps (CLOCK_MONOTONIC, shared by every process on Linux).
  *
- * <p>Arguments: lockUri storeUri historyFile workerId threads seconds leaseMs holdMaxMs names lockKind seed,
+ * <p>Arguments: lockSpec (topology|uris) storeUri historyFile workerId threads seconds leaseMs holdMaxMs names lockKind seed,
  * where lockKind is warden-renewed, warden-fixed, naive-del or naive-getset.
  */
 public final class FaultWorker {
@@ -74,8 +74,8 @@ public final class FaultWorker {
         return switch (kind) {
             case "warden-renewed" -> new WardenLocks(uri, lease, true);
             case "warden-fixed" -> new WardenLocks(uri, lease, false);
-            case "naive-del" -> new NaiveLocks(uri, lease, NaiveLocks.Flaw.DEL);
-            case "naive-getset" -> new NaiveLocks(uri, lease, NaiveLocks.Flaw.GET_SET);
+            case "naive-del" -> new NaiveLocks(uri.split("\\|")[1], lease, NaiveLocks.Flaw.DEL);
+            case "naive-getset" -> new NaiveLocks(uri.split("\\|")[1], lease, NaiveLocks.Flaw.GET_SET);
             default -> throw new IllegalArgumentException("unknown lock kind: " + kind);
         };
     }

@@ -2,7 +2,6 @@ package dev.warden.faults;
 
 import dev.warden.Lease;
 import dev.warden.LockClient;
-import dev.warden.LockConfig;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
@@ -13,8 +12,11 @@ final class WardenLocks implements LocksUnderTest {
     private final Duration lease;
     private final boolean renewed;
 
-    WardenLocks(String uri, Duration lease, boolean renewed) {
-        this.client = LockClient.create(LockConfig.builder().redisUri(uri).keyPrefix("faults:")
+    /**
+     * @param spec the lock servers, as {@link LockTarget#spec()} gives them
+     */
+    WardenLocks(String spec, Duration lease, boolean renewed) {
+        this.client = LockClient.create(LockTarget.configure(spec)
                 .defaultLease(lease).commandTimeout(Duration.ofMillis(500)).build());
         this.lease = lease;
         this.renewed = renewed;
