@@ -38,8 +38,34 @@ public final class Bench {
         Path out = Path.of(options.getOrDefault("out", "bench-results"));
         RedisServer server = options.containsKey("redis") ? null : RedisServer.start();
         String uri = server != null ? server.uri() : options.get("redis");
+        List<RedisServer> extra = new ArrayList<>();
         try {
-            Results results = run(uri, scenarios, contenders, seconds, rounds);
+            if (contenders.contains("warden-wait")) {
+                // Every contender of this run then faces a master with one replica, as WAIT mode needs.
+                RedisServer master = server;
+                if (master == null) {
+                    throw new IllegalArgumentException("warden-wait needs the bench's own server (no --redis)");
+                }
+                RedisServer replica = RedisServer.builder()
+                        .args("--replicaof", master.host(), Integer.toString(master.port())).start();
+                extra.add(replica);
+                long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+                while (!((String) replica.call("INFO", "replication")).contains("master_link_status:up")) {
+                    if (System.nanoTime() - end > 0) {
+                        throw new IllegalStateException("the replica did not link to the bench's server");
+                    }
+                    Thread.sleep(20);
+                }
+            }
+            List<String> peers = new ArrayList<>();
+            if (contenders.contains("warden-quorum")) {
+                for (int i = 0; i < 2; i++) {
+                    RedisServer peer = RedisServer.start();
+                    extra.add(peer);
+                    peers.add(peer.uri());
+                }
+            }
+            Results results = run(uri, peers, scenarios, contenders, seconds, rounds);
             for (String resource : options.getOrDefault("resources", "S5,S6").split(",")) {
                 for (String name : List.of("warden", "redisson")) {
                     if (!resource.isBlank() && contenders.contains(name)) {
@@ -61,6 +87,7 @@ public final class Bench {
             Files.writeString(out.resolve("results.txt"), table, StandardCharsets.UTF_8);
             System.out.println("wrote " + out.resolve("results.json") + " and results.txt");
         } finally {
+            extra.forEach(RedisServer::close);
             if (server != null) {
                 server.close();
             }
@@ -69,12 +96,21 @@ public final class Bench {
 
     static Results run(String uri, List<Scenario> scenarios, List<String> contenders, Duration seconds, int rounds)
             throws Exception {
+        return run(uri, List.of(), scenarios, contenders, seconds, rounds);
+    }
+
+    /**
+     * Runs every scenario for every contender; {@code quorumPeers} are the two other servers of
+     * {@code warden-quorum}, whose requests are counted on the first server only.
+     */
+    static Results run(String uri, List<String> quorumPeers, List<Scenario> scenarios, List<String> contenders,
+                       Duration seconds, int rounds) throws Exception {
         Results results = new Results(scenarios, contenders);
         URI parsed = URI.create(uri);
         for (String name : contenders) {
             for (Scenario scenario : scenarios) {
                 // Untimed: requests per operation, counted with MONITOR.
-                List<Contender> opened = open(name, uri, scenario);
+                List<Contender> opened = open(name, uri, quorumPeers, scenario);
                 try (RequestCounter counter = new RequestCounter(parsed.getHost(), parsed.getPort());
                      Resp admin = new Resp(parsed.getHost(), parsed.getPort(), Duration.ofSeconds(10))) {
                     Map<String, Double> sample = scenario.run(t -> opened.get(t % opened.size()),
@@ -96,7 +132,7 @@ public final class Bench {
         for (int round = 0; round < rounds; round++) {
             for (Scenario scenario : scenarios) {
                 for (String name : contenders) {
-                    List<Contender> opened = open(name, uri, scenario);
+                    List<Contender> opened = open(name, uri, quorumPeers, scenario);
                     try {
                         java.util.function.IntFunction<Contender> pick = t -> opened.get(t % opened.size());
                         scenario.run(pick, Duration.ofMillis(300), "warmup:");
@@ -112,10 +148,10 @@ public final class Bench {
     }
 
     /** One contender shared by the scenario's threads, or one per thread when the scenario says so. */
-    private static List<Contender> open(String name, String uri, Scenario scenario) {
+    private static List<Contender> open(String name, String uri, List<String> quorumPeers, Scenario scenario) {
         List<Contender> opened = new ArrayList<>();
         for (int c = 0; c < (scenario.clientPerThread ? scenario.threads : 1); c++) {
-            opened.add(Contenders.open(name, uri));
+            opened.add(Contenders.open(name, uri, quorumPeers));
         }
         return opened;
     }

@@ -17,16 +17,35 @@ import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
-/** The contenders: Warden, the raw floor, and Redisson's lock and fair lock. */
+/**
+ * The contenders: Warden, the raw floor, and Redisson's lock and fair lock; and, to price Warden's safer
+ * topologies against its single-server lock, {@code warden-wait} (one replica acknowledgement per grant and
+ * renewal) and {@code warden-quorum} (a quorum of three servers).
+ */
 final class Contenders {
     static final List<String> NAMES = List.of("warden", "floor", "redisson", "redisson-fair");
+    static final List<String> TOPOLOGIES = List.of("warden-wait", "warden-quorum");
 
     private Contenders() {
     }
 
+    /**
+     * @param uri         the bench's Redis server
+     * @param quorumPeers two more servers, for {@code warden-quorum}
+     */
+    static Contender open(String name, String uri, List<String> quorumPeers) {
+        return switch (name) {
+            case "warden-wait" -> new WardenContender(name, LockConfig.builder().redisUri(uri)
+                    .replicaAcks(1, java.time.Duration.ofSeconds(1)));
+            case "warden-quorum" -> new WardenContender(name, LockConfig.builder().quorum(
+                    uri, quorumPeers.get(0), quorumPeers.get(1)));
+            default -> open(name, uri);
+        };
+    }
+
     static Contender open(String name, String uri) {
         return switch (name) {
-            case "warden" -> new WardenContender(uri);
+            case "warden" -> new WardenContender(name, LockConfig.builder().redisUri(uri));
             case "floor" -> new FloorContender(uri);
             case "redisson" -> new RedissonContender(uri, "redisson", client -> client::getLock);
             case "redisson-fair" -> new RedissonContender(uri, "redisson-fair", client -> client::getFairLock);
@@ -36,15 +55,17 @@ final class Contenders {
 
     /** Warden with its defaults: a 30 s lease renewed by the watchdog. */
     static final class WardenContender implements Contender {
+        private final String name;
         private final LockClient client;
 
-        WardenContender(String uri) {
-            client = LockClient.create(LockConfig.builder().redisUri(uri).keyPrefix("bench:warden:").build());
+        WardenContender(String name, LockConfig.Builder config) {
+            this.name = name;
+            this.client = LockClient.create(config.keyPrefix("bench:" + name + ":").build());
         }
 
         @Override
         public String name() {
-            return "warden";
+            return name;
         }
 
         @Override
