@@ -35,12 +35,17 @@ final class FaultRun {
             return String.format("faults run=%s topology=%s lock=%s operations=%d acquisitions=%d faults=%d lost-leases=%d "
                             + "stale-writes-rejected=%d violations=%d", plan.name(), plan.topology(), plan.lockKind(), operations,
                     acquisitions, faults, counts.getOrDefault("lost leases", 0),
-                    counts.getOrDefault("stale writes rejected", 0), violations.size());
+                    counts.getOrDefault("stale writes rejected", 0), violations.size())
+                    + counts.entrySet().stream().filter(e -> e.getKey().startsWith("fault "))
+                    .map(e -> " " + e.getKey().substring(6).toLowerCase() + "=" + e.getValue())
+                    .collect(java.util.stream.Collectors.joining());
         }
     }
 
     private final Plan plan;
     private final Random random = new Random(42);
+    /** How many faults of each kind were injected, as "fault KIND" counts in the report. */
+    private final Map<String, Integer> injected = new java.util.TreeMap<>();
 
     FaultRun(Plan plan) {
         this.plan = plan;
@@ -96,7 +101,9 @@ final class FaultRun {
             violations.addAll(checker.violations());
             violations.addAll(endState(lockServer, connections, history));
             int operations = history.acquisitions.size() + history.attempts.size();
-            return new Report(plan, operations, history.acquisitions.size(), windows.size(), checker.counts(),
+            Map<String, Integer> counts = new HashMap<>(checker.counts());
+            counts.putAll(injected);
+            return new Report(plan, operations, history.acquisitions.size(), windows.size(), counts,
                     violations);
         }
     }
@@ -163,6 +170,7 @@ final class FaultRun {
             long from = System.nanoTime();
             apply(fault, lockServer, workers, store);
             windows.add(new long[] {from, System.nanoTime()});
+            injected.merge("fault " + fault, 1, Integer::sum);
             TimeUnit.MILLISECONDS.sleep(1000 + random.nextInt(500));
         }
         TimeUnit.NANOSECONDS.sleep(Math.max(0, end - System.nanoTime()));

@@ -90,18 +90,23 @@ class FaultSuiteTest {
 
     @Test
     void sentinelFailoversWithReplicaAcknowledgementsNeverGrantALockTwice() throws Exception {
-        warden("sentinel-failover", List.of(Fault.FAILOVER, Fault.CLIENT_STALL), "sentinel");
+        FaultRun.Report report = warden("sentinel-failover", List.of(Fault.FAILOVER, Fault.CLIENT_STALL), "sentinel");
+        assertThat(report.counts().getOrDefault("fault FAILOVER", 0)).as(report.summary()).isPositive();
     }
 
     @Test
     void clusterSlotMigrationsAndKilledConnectionsAreSurvived() throws Exception {
-        warden("cluster", List.of(Fault.SLOT_MIGRATION, Fault.CONNECTION_KILL, Fault.CLIENT_STALL), "cluster");
+        FaultRun.Report report = warden("cluster", List.of(Fault.SLOT_MIGRATION, Fault.CONNECTION_KILL,
+                Fault.CLIENT_STALL), "cluster");
+        assertThat(report.counts().getOrDefault("fault SLOT_MIGRATION", 0)).as(report.summary()).isPositive();
     }
 
     @Test
     void quorumSurvivesOneServerPausedRestartedOrCutOff() throws Exception {
-        warden("quorum", List.of(Fault.SERVER_PAUSE, Fault.SERVER_RESTART, Fault.CONNECTION_KILL,
-                Fault.CLIENT_STALL), "quorum");
+        FaultRun.Report report = warden("quorum", List.of(Fault.SERVER_PAUSE, Fault.SERVER_RESTART,
+                Fault.CONNECTION_KILL, Fault.CLIENT_STALL), "quorum");
+        assertThat(report.counts().getOrDefault("fault SERVER_RESTART", 0)
+                + report.counts().getOrDefault("fault SERVER_PAUSE", 0)).as(report.summary()).isPositive();
     }
 
     @Test

@@ -117,6 +117,7 @@ abstract class LockTarget implements AutoCloseable {
         private static final String MASTER = "faultmaster";
         private final List<RedisServer> servers = new ArrayList<>();
         private final List<RedisServer> sentinels = new ArrayList<>();
+        private long lastFailover;
 
         Sentinel() {
             try {
@@ -152,6 +153,11 @@ abstract class LockTarget implements AutoCloseable {
                 faultOne(master(), fault, leaseMillis);
                 return;
             }
+            // Sentinel starts no new failover of a master within twice its failover timeout of the last one.
+            if (lastFailover != 0) {
+                TimeUnit.NANOSECONDS.sleep(Math.max(0,
+                        lastFailover + TimeUnit.SECONDS.toNanos(8) - System.nanoTime()));
+            }
             RedisServer old = master();
             old.kill();
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -169,6 +175,7 @@ abstract class LockTarget implements AutoCloseable {
             }
             old.restart();
             old.call("REPLICAOF", promoted.host(), Integer.toString(promoted.port()));
+            lastFailover = System.nanoTime();
         }
 
         @Override
