@@ -49,13 +49,7 @@ public final class Bench {
                 RedisServer replica = RedisServer.builder()
                         .args("--replicaof", master.host(), Integer.toString(master.port())).start();
                 extra.add(replica);
-                long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-                while (!((String) replica.call("INFO", "replication")).contains("master_link_status:up")) {
-                    if (System.nanoTime() - end > 0) {
-                        throw new IllegalStateException("the replica did not link to the bench's server");
-                    }
-                    Thread.sleep(20);
-                }
+                replica.awaitReplicaSync(Duration.ofSeconds(20));
             }
             List<String> peers = new ArrayList<>();
             if (contenders.contains("warden-quorum")) {

@@ -79,6 +79,15 @@ final class Fanout {
         return result;
     }
 
+    /** @return how many servers answered with a value that {@code yes} accepts */
+    static <T> int count(List<Outcome<T>> outcomes, Predicate<T> yes) {
+        int n = 0;
+        for (Outcome<T> outcome : outcomes) {
+            n += outcome.ok() && yes.test(outcome.value()) ? 1 : 0;
+        }
+        return n;
+    }
+
     /** @return how many servers answered with a failure */
     static int failures(List<? extends Outcome<?>> outcomes) {
         int failed = 0;

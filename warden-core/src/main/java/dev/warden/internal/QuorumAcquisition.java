@@ -77,7 +77,7 @@ final class QuorumAcquisition implements Notifier.Waiter {
         }
         long sentAt = client.ticker().read();
         Fanout.until(client.nodes(), node -> node.scripts().acquire(lock.keys(), token, leaseMillis, waits),
-                outcomes -> decided(outcomes, reply -> (Long) reply.get(0) == 1L))
+                outcomes -> client.decided(outcomes, reply -> (Long) reply.get(0) == 1L))
                 .thenAccept(outcomes -> onReplies(outcomes, sentAt));
     }
 
@@ -110,7 +110,7 @@ final class QuorumAcquisition implements Notifier.Waiter {
         }
         // Held by another owner on enough servers to block a majority: wait for a release or its TTL; otherwise
         // a split vote between contenders: retry after a short random delay so that one of them wins.
-        long delay = held > client.nodes().size() - client.majority()
+        long delay = client.outOfReach(held)
                 ? TimeUnit.MILLISECONDS.toNanos(Math.max(holderTtl, 0)) + TimeUnit.MILLISECONDS.toNanos(1)
                 : ThreadLocalRandom.current().nextLong(SPLIT_DELAY_MAX_NANOS);
         retryLater(delay);
@@ -119,12 +119,9 @@ final class QuorumAcquisition implements Notifier.Waiter {
     /** Agrees on the highest fence of the majority; granted if a majority still holds it in time. */
     private void raise(long fence, long sentAt) {
         Fanout.until(client.nodes(), node -> node.scripts().raiseFence(lock.keys(), token, fence),
-                outcomes -> decided(outcomes, reply -> reply == 1L))
+                outcomes -> client.decided(outcomes, reply -> reply == 1L))
                 .thenAccept(outcomes -> {
-                    int holding = 0;
-                    for (Fanout.Outcome<Long> outcome : outcomes) {
-                        holding += outcome.ok() && outcome.value() == 1L ? 1 : 0;
-                    }
+                    int holding = Fanout.count(outcomes, reply -> reply == 1L);
                     if (holding >= client.majority() && validity(sentAt) > 0) {
                         QuorumLease lease = new QuorumLease(lock, token, fence, leaseMillis, renewing, sentAt,
                                 holding);
@@ -143,20 +140,6 @@ final class QuorumAcquisition implements Notifier.Waiter {
                         retryLater(ThreadLocalRandom.current().nextLong(SPLIT_DELAY_MAX_NANOS));
                     }
                 });
-    }
-
-    /** Whether a majority said yes, or so many said no or failed that a majority is out of reach. */
-    private <T> boolean decided(List<Fanout.Outcome<T>> outcomes, java.util.function.Predicate<T> yes) {
-        int agree = 0;
-        int refuse = 0;
-        for (Fanout.Outcome<T> outcome : outcomes) {
-            if (outcome.ok() && yes.test(outcome.value())) {
-                agree++;
-            } else if (!outcome.pending()) {
-                refuse++;
-            }
-        }
-        return agree >= client.majority() || refuse > client.nodes().size() - client.majority();
     }
 
     /** Time left of a lease whose acquire was sent at {@code sentAt}, less the drift margin. */

@@ -45,7 +45,7 @@ final class QuorumLock extends LockBase {
     LockException quorumFailure(List<? extends Fanout.Outcome<?>> outcomes, String operation) {
         int failed = Fanout.failures(outcomes);
         int servers = outcomes.size();
-        if (servers - failed >= client.majority()) {
+        if (!client.outOfReach(failed)) {
             return null;
         }
         Throwable cause = Fanout.firstFailure(outcomes);
@@ -111,8 +111,7 @@ final class QuorumLock extends LockBase {
 
     @Override
     public DistributedLock withReplicaAcks(int replicas, Duration timeout) {
-        Require.argument(replicas >= 0, "replicas must not be negative: %d", replicas);
-        Require.lease(timeout, "timeout");
+        Require.replicaAcks(replicas, timeout, client.config().commandTimeout());
         if (replicas > 0) {
             throw new UnsupportedOperationException(
                     "replica acknowledgements do not apply to a quorum: its servers are independent masters");

@@ -13,12 +13,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -157,6 +157,24 @@ final class QuorumLockClient implements LockClient {
     /** @return how many servers make a majority */
     int majority() {
         return nodes.size() / 2 + 1;
+    }
+
+    /** @return whether so many servers refused (or failed) that a majority is out of reach */
+    boolean outOfReach(int refusals) {
+        return refusals > nodes.size() - majority();
+    }
+
+    /**
+     * Whether a majority said yes, or so many said no or failed that a majority is out of reach; servers that have
+     * not answered yet count for neither.
+     */
+    <T> boolean decided(List<Fanout.Outcome<T>> outcomes, Predicate<T> yes) {
+        int agree = Fanout.count(outcomes, yes);
+        int refuse = 0;
+        for (Fanout.Outcome<T> outcome : outcomes) {
+            refuse += outcome.pending() ? 0 : 1;
+        }
+        return agree >= majority() || outOfReach(refuse - agree);
     }
 
     Ticker ticker() {

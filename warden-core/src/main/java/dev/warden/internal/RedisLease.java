@@ -1,24 +1,16 @@
 package dev.warden.internal;
 
-import dev.warden.Lease;
+import dev.warden.Ticker;
 import dev.warden.LockException;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /** A lease on one lock: HELD until released or lost, then never again. */
-final class RedisLease implements Lease {
+final class RedisLease extends LeaseBase {
     private static final Logger LOG = LoggerFactory.getLogger(RedisLease.class);
-    private static final int HELD = 0;
-    private static final int RELEASING = 1;
-    private static final int RELEASED = 2;
-    private static final int LOST = 3;
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final RedisLock lock;
@@ -31,9 +23,6 @@ final class RedisLease implements Lease {
     private final int acks;
     private final long leaseNanos;
     private final long driftNanos;
-    private final AtomicInteger state = new AtomicInteger(HELD);
-    private volatile long deadline;
-    private List<Runnable> callbacks;
 
     // Owned by the watchdog, guarded by its lock.
     long nextRenewAt;
@@ -43,6 +32,7 @@ final class RedisLease implements Lease {
      * @param sentAt when the acquire request that won the lock was sent: the lease started no earlier
      */
     RedisLease(RedisLock lock, String token, long fence, long leaseMillis, boolean renewing, long sentAt, int acks) {
+        super(sentAt + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - drift(leaseMillis));
         this.lock = lock;
         this.replicas = lock.replicas();
         this.acks = acks;
@@ -53,8 +43,7 @@ final class RedisLease implements Lease {
         this.renewing = renewing;
         this.leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
         // Clock-rate drift between this machine and Redis: 1 % of the lease plus 2 ms, as Redlock does.
-        this.driftNanos = leaseNanos / 100 + TimeUnit.MILLISECONDS.toNanos(2);
-        this.deadline = sentAt + leaseNanos - driftNanos;
+        this.driftNanos = drift(leaseMillis);
         this.nextRenewAt = sentAt + leaseNanos / 3;
     }
 
@@ -74,34 +63,8 @@ final class RedisLease implements Lease {
     }
 
     @Override
-    public boolean isHeld() {
-        return state.get() == HELD && lock.client().ticker().read() - deadline < 0;
-    }
-
-    @Override
-    public Duration remaining() {
-        long left = deadline - lock.client().ticker().read();
-        return state.get() == HELD && left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
-    }
-
-    @Override
-    public void onLost(Runnable callback) {
-        Objects.requireNonNull(callback, "callback");
-        synchronized (this) {
-            if (state.get() != LOST) {
-                if (callbacks == null) {
-                    callbacks = new ArrayList<>(1);
-                }
-                callbacks.add(callback);
-                return;
-            }
-        }
-        callback.run();
-    }
-
-    @Override
     public boolean release() {
-        if (!state.compareAndSet(HELD, RELEASING)) {
+        if (!beginRelease()) {
             return false;
         }
         RedisLockClient client = lock.client();
@@ -117,7 +80,7 @@ final class RedisLease implements Lease {
                     : client.scripts().releaseTo(keys, token, client.instanceId(), next.waiter().token(),
                             next.waiter().leaseMillis(), next.queued()), lock.describe("release"));
         } catch (LockException e) {
-            state.set(RELEASED);
+            released();
             if (next != null) {
                 next.waiter().unreserve();
             }
@@ -125,12 +88,12 @@ final class RedisLease implements Lease {
         }
         long status = (Long) reply.get(0);
         if (status == 2L) {
-            state.set(RELEASED);
+            released();
             next.waiter().granted((Long) reply.get(1), sentAt);
             return true;
         }
         if (status == 1L) {
-            state.set(RELEASED);
+            released();
         } else {
             lose("it was found expired or taken on release");
         }
@@ -140,11 +103,6 @@ final class RedisLease implements Lease {
             client.notifier().wakeOne(keys.channel());
         }
         return status == 1L;
-    }
-
-    @Override
-    public void close() {
-        release();
     }
 
     @Override
@@ -158,12 +116,12 @@ final class RedisLease implements Lease {
      * at the end of its lease.
      */
     CompletableFuture<Void> abandon() {
-        if (!state.compareAndSet(HELD, RELEASING)) {
+        if (!beginRelease()) {
             return CompletableFuture.completedFuture(null);
         }
         lock.client().watchdog().unregister(this);
         return lock.client().scripts().release(keys, token, lock.client().instanceId()).handle((reply, error) -> {
-            state.set(RELEASED);
+            released();
             if (error != null) {
                 LOG.warn("could not release abandoned lease of lock '{}'; it expires after {} ms: {}",
                         lock.name(), leaseMillis, Errors.unwrap(error).toString());
@@ -174,29 +132,24 @@ final class RedisLease implements Lease {
         });
     }
 
-    /** Marks the lease lost (once) and runs the callbacks. */
-    void lose(String reason) {
-        int current = state.get();
-        while (current == HELD || current == RELEASING) {
-            if (state.compareAndSet(current, LOST)) {
-                LOG.warn("lease of lock '{}' (fence {}) lost: {}", lock.name(), fence, reason);
-                List<Runnable> toRun;
-                synchronized (this) {
-                    toRun = callbacks == null ? List.of() : callbacks;
-                    callbacks = null;
-                }
-                for (Runnable callback : toRun) {
-                    lock.client().runCallback(callback);
-                }
-                lock.client().notifier().wakeOne(keys.channel());
-                return;
-            }
-            current = state.get();
-        }
+    @Override
+    Ticker ticker() {
+        return lock.client().ticker();
     }
 
-    boolean active() {
-        return state.get() == HELD;
+    @Override
+    void runCallback(Runnable callback) {
+        lock.client().runCallback(callback);
+    }
+
+    @Override
+    void afterLoss() {
+        lock.client().notifier().wakeOne(keys.channel());
+    }
+
+    /** Clock-rate drift between this machine and Redis: 1 % of the lease plus 2 ms, as Redlock does. */
+    static long drift(long leaseMillis) {
+        return TimeUnit.MILLISECONDS.toNanos(leaseMillis) / 100 + TimeUnit.MILLISECONDS.toNanos(2);
     }
 
     long deadline() {

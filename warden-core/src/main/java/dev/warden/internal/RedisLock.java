@@ -32,10 +32,7 @@ final class RedisLock extends LockBase {
 
     @Override
     public DistributedLock withReplicaAcks(int replicas, Duration timeout) {
-        Require.argument(replicas >= 0, "replicas must not be negative: %d", replicas);
-        Require.lease(timeout, "timeout");
-        Require.argument(timeout.compareTo(client.config().commandTimeout()) < 0,
-                "timeout must be shorter than the command timeout (%s): %s", client.config().commandTimeout(), timeout);
+        Require.replicaAcks(replicas, timeout, client.config().commandTimeout());
         if (client.cluster() && replicas > 0) {
             throw new UnsupportedOperationException("replica acknowledgements are not supported with a cluster");
         }

@@ -61,4 +61,18 @@ public final class Require {
         argument(name.length() <= max, "name must be at most %d characters: %d", max, name.length());
         return name;
     }
+
+    /**
+     * Checks a replica policy of one lock: a count of at least 0, and a timeout shorter than the command timeout.
+     *
+     * @param replicas       how many replicas must acknowledge
+     * @param timeout        how long to wait for them
+     * @param commandTimeout the client's command timeout
+     */
+    public static void replicaAcks(int replicas, Duration timeout, Duration commandTimeout) {
+        argument(replicas >= 0, "replicas must not be negative: %d", replicas);
+        lease(timeout, "timeout");
+        argument(timeout.compareTo(commandTimeout) < 0,
+                "timeout must be shorter than the command timeout (%s): %s", commandTimeout, timeout);
+    }
 }

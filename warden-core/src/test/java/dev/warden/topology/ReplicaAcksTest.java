@@ -28,11 +28,11 @@ class ReplicaAcksTest {
     private RedisServer replica;
 
     @BeforeEach
-    void startMasterAndReplica() throws InterruptedException {
+    void startMasterAndReplica() {
         master = keep(RedisServer.start());
         replica = keep(RedisServer.builder()
                 .args("--replicaof", master.host(), Integer.toString(master.port())).start());
-        Topologies.awaitReplicaLink(replica, Duration.ofSeconds(10));
+        replica.awaitReplicaSync(Duration.ofSeconds(10));
     }
 
     @AfterEach

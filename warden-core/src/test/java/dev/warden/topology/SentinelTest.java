@@ -42,7 +42,7 @@ class SentinelTest {
         for (int i = 0; i < 2; i++) {
             RedisServer replica = keep(RedisServer.builder()
                     .args("--replicaof", master.host(), Integer.toString(master.port())).start());
-            Topologies.awaitReplicaLink(replica, Duration.ofSeconds(10));
+            replica.awaitReplicaSync(Duration.ofSeconds(10));
             replicas.add(replica);
         }
         List<String> sentinels = new ArrayList<>();
@@ -55,7 +55,7 @@ class SentinelTest {
         }
         for (RedisServer sentinel : sentinelServers) {
             // Ready for a failover once each knows both replicas and the two other sentinels.
-            Topologies.awaitSentinel(sentinel, MASTER, 2, 2, Duration.ofSeconds(20));
+            sentinel.awaitSentinelReady(2, 2, Duration.ofSeconds(20));
         }
         String uri = "redis-sentinel://" + String.join(",", sentinels) + "#" + MASTER;
         LockClient a = client(uri);

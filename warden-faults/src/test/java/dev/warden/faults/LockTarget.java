@@ -132,9 +132,9 @@ abstract class LockTarget implements AutoCloseable {
                             .start());
                 }
                 for (RedisServer sentinel : sentinels) {
-                    awaitSentinel(sentinel);
+                    sentinel.awaitSentinelReady(2, 2, Duration.ofSeconds(30));
                 }
-            } catch (RuntimeException | InterruptedException e) {
+            } catch (RuntimeException e) {
                 close();
                 throw new IllegalStateException("Sentinel topology did not start", e);
             }
@@ -204,27 +204,6 @@ abstract class LockTarget implements AutoCloseable {
             } catch (RuntimeException e) {
                 return "";
             }
-        }
-
-        private static void awaitSentinel(RedisServer sentinel) throws InterruptedException {
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (System.nanoTime() - end < 0) {
-                List<?> reply = (List<?>) sentinel.call("SENTINEL", "MASTER", MASTER);
-                int slaves = -1;
-                int others = -1;
-                for (int i = 0; i + 1 < reply.size(); i += 2) {
-                    if ("num-slaves".equals(reply.get(i))) {
-                        slaves = Integer.parseInt((String) reply.get(i + 1));
-                    } else if ("num-other-sentinels".equals(reply.get(i))) {
-                        others = Integer.parseInt((String) reply.get(i + 1));
-                    }
-                }
-                if (slaves == 2 && others == 2) {
-                    return;
-                }
-                TimeUnit.MILLISECONDS.sleep(100);
-            }
-            throw new IllegalStateException("sentinel " + sentinel.port() + " not ready");
         }
     }
 

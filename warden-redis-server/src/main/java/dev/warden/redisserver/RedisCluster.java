@@ -114,31 +114,15 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     /**
-     * Waits until every node reports {@code cluster_state:ok}.
+     * Waits until every running node has logged {@code Cluster state changed: ok}.
      *
-     * @param bound the longest wait
-     * @throws IllegalStateException if it does not happen in time
+     * @param bound the longest wait per node
+     * @throws IllegalStateException if one does not in time
      */
     public void awaitState(Duration bound) {
-        long end = System.nanoTime() + bound.toNanos();
-        while (true) {
-            boolean ok = true;
-            for (RedisServer node : nodes) {
-                if (node.isRunning() && !((String) node.call("CLUSTER", "INFO")).contains("cluster_state:ok")) {
-                    ok = false;
-                }
-            }
-            if (ok) {
-                return;
-            }
-            if (System.nanoTime() - end > 0) {
-                throw new IllegalStateException("cluster not ok within " + bound);
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the cluster", e);
+        for (RedisServer node : nodes) {
+            if (node.isRunning()) {
+                node.awaitLog("Cluster state changed: ok", bound);
             }
         }
     }

@@ -45,6 +45,8 @@ public final class RedisServer implements AutoCloseable {
     private final boolean clusterMode;
     private final Path dir;
     private final Deque<String> log = new ArrayDeque<>();
+    /** Lines awaited by {@link #awaitLog}, completed by the output drain; guarded by {@code log}. */
+    private final List<Watch> awaited = new ArrayList<>();
     private int port;
     private Process process;
 
@@ -223,6 +225,9 @@ public final class RedisServer implements AutoCloseable {
         }
         command.addAll(extraArgs);
         CompletableFuture<Void> ready = new CompletableFuture<>();
+        synchronized (log) {
+            log.clear();
+        }
         Process p;
         try {
             p = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -260,6 +265,9 @@ public final class RedisServer implements AutoCloseable {
                         log.removeFirst();
                     }
                     log.addLast(line);
+                    for (Watch watch : awaited) {
+                        watch.offer(line);
+                    }
                 }
                 if (line.contains(sentinelConfig != null ? SENTINEL_READY : READY)) {
                     ready.complete(null);
@@ -271,7 +279,95 @@ public final class RedisServer implements AutoCloseable {
         ready.completeExceptionally(new IOException("redis-server exited"));
     }
 
-    /** @return the last lines the process printed, for diagnostics */
+    /**
+     * Waits until the running process has printed a line containing {@code text}, such as
+     * {@code "MASTER <-> REPLICA sync: Finished with success"} or {@code "Cluster state changed: ok"}; lines
+     * printed since its (last) start count.
+     *
+     * @param text  the text to wait for
+     * @param bound the longest wait
+     * @throws IllegalStateException if it is not printed in time
+     */
+    public void awaitLog(String text, Duration bound) {
+        awaitLog(text, 1, bound);
+    }
+
+    /**
+     * Waits until the running process has printed {@code times} lines containing {@code text} since its (last)
+     * start; a sentinel, for example, prints {@code "+slave slave"} once per replica it discovers.
+     *
+     * @param text  the text to wait for
+     * @param times how many such lines
+     * @param bound the longest wait
+     * @throws IllegalStateException if they are not printed in time
+     */
+    public void awaitLog(String text, int times, Duration bound) {
+        Watch watch = new Watch(text, times);
+        synchronized (log) {
+            log.forEach(watch::offer);
+            if (watch.seen.isDone()) {
+                return;
+            }
+            awaited.add(watch);
+        }
+        try {
+            watch.seen.get(bound.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for '" + text + "'", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("port " + port + " did not print '" + text + "' " + times
+                    + " times within " + bound + "\n" + recentLog(), e);
+        } finally {
+            synchronized (log) {
+                awaited.remove(watch);
+            }
+        }
+    }
+
+    /**
+     * For a replica: waits until its first synchronisation with the master has finished.
+     *
+     * @param bound the longest wait
+     * @throws IllegalStateException if it does not finish in time
+     */
+    public void awaitReplicaSync(Duration bound) {
+        awaitLog("MASTER <-> REPLICA sync: Finished with success", bound);
+    }
+
+    /**
+     * For a sentinel: waits until it has discovered {@code replicas} replicas of its master and
+     * {@code otherSentinels} other sentinels, so that it can take part in a failover.
+     *
+     * @param replicas       replicas to discover
+     * @param otherSentinels other sentinels to discover
+     * @param bound          the longest wait for each
+     * @throws IllegalStateException if they are not discovered in time
+     */
+    public void awaitSentinelReady(int replicas, int otherSentinels, Duration bound) {
+        awaitLog("+slave slave", replicas, bound);
+        awaitLog("+sentinel sentinel", otherSentinels, bound);
+    }
+
+    /** Counts output lines that contain a text; completes once it has seen enough. Guarded by {@code log}. */
+    private static final class Watch {
+        final String text;
+        final CompletableFuture<Void> seen = new CompletableFuture<>();
+        int left;
+
+        Watch(String text, int times) {
+            this.text = text;
+            this.left = times;
+        }
+
+        void offer(String line) {
+            if (line.contains(text) && --left <= 0) {
+                seen.complete(null);
+            }
+        }
+    }
+
+    /** @return the lines the process printed since its last start (at most 200), for diagnostics */
     public String recentLog() {
         synchronized (log) {
             return String.join("\n", log);

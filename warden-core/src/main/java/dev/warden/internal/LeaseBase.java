@@ -1,0 +1,107 @@
+package dev.warden.internal;
+
+import dev.warden.Lease;
+import dev.warden.Ticker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The life of a lease, shared by both kinds: HELD until a release starts (RELEASING), then RELEASED, or LOST from
+ * HELD or RELEASING; never back. Lost-callbacks run once, when the lease is lost. The local deadline is kept here;
+ * subclasses move it when a renewal succeeds.
+ */
+abstract class LeaseBase implements Lease {
+    private static final Logger LOG = LoggerFactory.getLogger(LeaseBase.class);
+    private static final int HELD = 0;
+    private static final int RELEASING = 1;
+    private static final int RELEASED = 2;
+    private static final int LOST = 3;
+
+    private final AtomicInteger state = new AtomicInteger(HELD);
+    volatile long deadline;
+    private List<Runnable> callbacks;
+
+    LeaseBase(long deadline) {
+        this.deadline = deadline;
+    }
+
+    abstract Ticker ticker();
+
+    /** Runs a lost-callback on the client's callback pool. */
+    abstract void runCallback(Runnable callback);
+
+    /** Stops renewals and wakes local waiters, once the lease is lost. */
+    abstract void afterLoss();
+
+    @Override
+    public boolean isHeld() {
+        return state.get() == HELD && ticker().read() - deadline < 0;
+    }
+
+    @Override
+    public Duration remaining() {
+        long left = deadline - ticker().read();
+        return state.get() == HELD && left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
+    }
+
+    @Override
+    public void onLost(Runnable callback) {
+        Objects.requireNonNull(callback, "callback");
+        synchronized (this) {
+            if (state.get() != LOST) {
+                if (callbacks == null) {
+                    callbacks = new ArrayList<>(1);
+                }
+                callbacks.add(callback);
+                return;
+            }
+        }
+        callback.run();
+    }
+
+    @Override
+    public void close() {
+        release();
+    }
+
+    /** @return whether the lease is held and no release has started */
+    boolean active() {
+        return state.get() == HELD;
+    }
+
+    /** Starts a release: true once, for the caller that moved the lease from HELD. */
+    boolean beginRelease() {
+        return state.compareAndSet(HELD, RELEASING);
+    }
+
+    /** The release that {@link #beginRelease()} started has ended (or failed). */
+    void released() {
+        state.set(RELEASED);
+    }
+
+    /** Marks the lease lost (once, unless released already), logs why, and runs the callbacks. */
+    void lose(String reason) {
+        int current = state.get();
+        while (current == HELD || current == RELEASING) {
+            if (state.compareAndSet(current, LOST)) {
+                LOG.warn("lease of lock '{}' (fence {}) lost: {}", lockName(), fencingToken(), reason);
+                List<Runnable> toRun;
+                synchronized (this) {
+                    toRun = callbacks == null ? List.of() : callbacks;
+                    callbacks = null;
+                }
+                for (Runnable callback : toRun) {
+                    runCallback(callback);
+                }
+                afterLoss();
+                return;
+            }
+            current = state.get();
+        }
+    }
+}
