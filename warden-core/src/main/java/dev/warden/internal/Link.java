@@ -18,6 +18,15 @@ interface Link {
     /** @return a new pub/sub connection */
     CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub();
 
+    /**
+     * Told of every failed operation, so that the link can repair what Lettuce does not: a Sentinel link whose
+     * connection answers from a replica asks Sentinel for the master again.
+     *
+     * @param error the failure, possibly wrapped by a future
+     */
+    default void failed(Throwable error) {
+    }
+
     /** @return whether keys are spread over cluster slots, so that a script may only touch keys of one slot */
     boolean cluster();
 

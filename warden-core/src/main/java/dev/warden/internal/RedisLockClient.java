@@ -72,7 +72,7 @@ public final class RedisLockClient implements LockClient {
             return own;
         });
         this.callbacks = new CallbackPool(prefix + "-callback");
-        this.scripts = new Scripts(link.commands(), link::ackCommands, link.sharded());
+        this.scripts = new Scripts(link);
         this.notifier = new Notifier(link, instanceId);
         this.watchdog = new Watchdog(scheduler, config.ticker(), scripts, link.cluster());
         // Lettuce's own timeout fires first; this bound only guards against a future that never completes.

@@ -7,7 +7,6 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * The lock's Redis operations, each one Lua script called by SHA. When the server does not know a script (after
@@ -22,8 +21,7 @@ final class Scripts {
     private static final String RETENTION = Long.toString(FENCE_RETENTION_MS);
     private static final String SLACK = Long.toString(WAITER_SLACK_MS);
 
-    private final RedisClusterAsyncCommands<String, String> redis;
-    private final Supplier<RedisClusterAsyncCommands<String, String>> acked;
+    private final Link link;
     private final String publish;
     private final Script acquire = Script.load("acquire");
     private final Script release = Script.load("release");
@@ -33,16 +31,13 @@ final class Scripts {
     private final Script raiseFence = Script.load("raise-fence");
 
     /**
-     * @param redis   the commands of the shared connection
-     * @param acked   opens (once) the commands of a connection of its own for operations followed by {@code WAIT},
-     *                which blocks its connection until the replicas answer
-     * @param sharded whether releases publish with {@code SPUBLISH} (Redis 7 cluster) rather than {@code PUBLISH}
+     * @param link the connections: the shared one for plain operations, the acknowledgement connection for
+     *             operations followed by {@code WAIT} (which blocks its connection until the replicas answer); it
+     *             is told of every failure, and whether releases publish with {@code SPUBLISH} (Redis 7 cluster)
      */
-    Scripts(RedisClusterAsyncCommands<String, String> redis,
-            Supplier<RedisClusterAsyncCommands<String, String>> acked, boolean sharded) {
-        this.redis = redis;
-        this.acked = acked;
-        this.publish = sharded ? "SPUBLISH" : "PUBLISH";
+    Scripts(Link link) {
+        this.link = link;
+        this.publish = link.sharded() ? "SPUBLISH" : "PUBLISH";
     }
 
     /** Returns {1, fence} when acquired, {0, holder's PTTL} when held. */
@@ -105,7 +100,7 @@ final class Scripts {
 
     private <T> CompletableFuture<Acked<T>> runAcked(Script script, ScriptOutputType type, String[] keys,
                                                      Replicas replicas, String... args) {
-        RedisClusterAsyncCommands<String, String> commands = acked.get();
+        RedisClusterAsyncCommands<String, String> commands = link.ackCommands();
         // Sent back to back on one connection: WAIT counts the acknowledgements of the script's writes.
         CompletableFuture<T> reply = commands.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();
         CompletableFuture<Long> acks = commands.waitForReplication(replicas.count(), replicas.timeoutMillis())
@@ -114,6 +109,7 @@ final class Scripts {
             if (error == null) {
                 return acks.thenApply(count -> new Acked<>(value, count));
             }
+            link.failed(error);
             if (Errors.unwrap(error) instanceof RedisNoScriptException) {
                 CompletableFuture<T> again = commands.<T>eval(script.source(), type, keys, args)
                         .toCompletableFuture();
@@ -126,8 +122,10 @@ final class Scripts {
     }
 
     private <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args) {
+        RedisClusterAsyncCommands<String, String> redis = link.commands();
         RedisFuture<T> future = redis.evalsha(script.sha(), type, keys, args);
         return future.toCompletableFuture().exceptionallyCompose(error -> {
+            link.failed(error);
             if (Errors.unwrap(error) instanceof RedisNoScriptException) {
                 RedisFuture<T> retry = redis.eval(script.source(), type, keys, args);
                 return retry.toCompletableFuture();

@@ -1,6 +1,7 @@
 package dev.warden.internal;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -8,17 +9,25 @@ import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
-/** One Redis server, or the master that Sentinel names (Lettuce follows it across failovers). */
+/**
+ * One Redis server, or the master that Sentinel names. Lettuce asks Sentinel for the master's address whenever it
+ * reconnects; this link also asks again when its connection turns out to reach a replica (see {@link #failed}).
+ */
 final class StandaloneLink implements Link {
     private final RedisClient client;
     private final RedisURI uri;
-    private final StatefulRedisConnection<String, String> connection;
-    private StatefulRedisConnection<String, String> ackConnection;
+    private final boolean sentinel;
+    private final AtomicBoolean relocating = new AtomicBoolean();
+    private volatile StatefulRedisConnection<String, String> connection;
+    private volatile StatefulRedisConnection<String, String> ackConnection;
+    private volatile boolean closed;
 
     StandaloneLink(RedisClient client, RedisURI uri) {
         this.client = client;
         this.uri = uri;
+        this.sentinel = !uri.getSentinels().isEmpty();
         this.connection = client.connect(StringCodec.UTF8, uri);
     }
 
@@ -28,16 +37,78 @@ final class StandaloneLink implements Link {
     }
 
     @Override
-    public synchronized RedisClusterAsyncCommands<String, String> ackCommands() {
-        if (ackConnection == null) {
-            ackConnection = client.connect(StringCodec.UTF8, uri);
+    public RedisClusterAsyncCommands<String, String> ackCommands() {
+        StatefulRedisConnection<String, String> ack = ackConnection;
+        if (ack == null) {
+            synchronized (this) {
+                if (ackConnection == null) {
+                    ackConnection = client.connect(StringCodec.UTF8, uri);
+                }
+                ack = ackConnection;
+            }
         }
-        return ackConnection.async();
+        return ack.async();
     }
 
     @Override
     public CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
         return client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
+    }
+
+    /**
+     * After a failover, Lettuce may reconnect to the old master's address before Sentinel has moved on from it;
+     * once that server is made a replica, the connection is healthy but every write answers READONLY, for good.
+     * On such an answer, both command connections are replaced by new ones to the master Sentinel names now.
+     * Pub/sub needs no repair: a replica relays its master's publications.
+     */
+    @Override
+    public void failed(Throwable error) {
+        if (!sentinel || closed || !readOnly(Errors.unwrap(error)) || !relocating.compareAndSet(false, true)) {
+            return;
+        }
+        StatefulRedisConnection<String, String> oldAck = ackConnection;
+        CompletableFuture<StatefulRedisConnection<String, String>> command =
+                client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
+        CompletableFuture<StatefulRedisConnection<String, String>> ack = oldAck == null
+                ? CompletableFuture.completedFuture(null)
+                : client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
+        command.thenAcceptBoth(ack, this::replace).whenComplete((ignored, failure) -> {
+            if (failure != null) {
+                // Lettuce keeps reconnecting the old connections; the next READONLY answer tries again.
+                command.thenAccept(StatefulRedisConnection::closeAsync);
+                ack.thenAccept(c -> {
+                    if (c != null) {
+                        c.closeAsync();
+                    }
+                });
+            }
+            relocating.set(false);
+        });
+    }
+
+    private synchronized void replace(StatefulRedisConnection<String, String> command,
+                                      StatefulRedisConnection<String, String> ack) {
+        if (closed) {
+            command.closeAsync();
+            if (ack != null) {
+                ack.closeAsync();
+            }
+            return;
+        }
+        StatefulRedisConnection<String, String> oldCommand = connection;
+        connection = command;
+        oldCommand.closeAsync();
+        if (ack != null) {
+            StatefulRedisConnection<String, String> oldAck = ackConnection;
+            ackConnection = ack;
+            oldAck.closeAsync();
+        }
+    }
+
+    private static boolean readOnly(Throwable error) {
+        // A write answers "READONLY ..."; inside a script, the same reply is wrapped in the script's error.
+        return error instanceof RedisException && error.getMessage() != null
+                && error.getMessage().contains("READONLY");
     }
 
     @Override
@@ -52,6 +123,7 @@ final class StandaloneLink implements Link {
 
     @Override
     public synchronized void close() {
+        closed = true;
         if (ackConnection != null) {
             ackConnection.close();
         }

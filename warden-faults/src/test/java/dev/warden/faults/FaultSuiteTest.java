@@ -89,6 +89,12 @@ class FaultSuiteTest {
     }
 
     @Test
+    void sentinelFailoversWithReplicaAcknowledgementsNeverGrantALockTwice() throws Exception {
+        FaultRun.Report report = warden("sentinel-failover", List.of(Fault.FAILOVER, Fault.CLIENT_STALL), "sentinel");
+        assertThat(report.counts().getOrDefault("fault FAILOVER", 0)).as(report.summary()).isPositive();
+    }
+
+    @Test
     void clusterSlotMigrationsAndKilledConnectionsAreSurvived() throws Exception {
         FaultRun.Report report = warden("cluster", List.of(Fault.SLOT_MIGRATION, Fault.CONNECTION_KILL,
                 Fault.CLIENT_STALL), "cluster");

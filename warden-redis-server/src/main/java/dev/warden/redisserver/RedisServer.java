@@ -162,7 +162,22 @@ public final class RedisServer implements AutoCloseable {
             resume();
             kill();
         }
-        launch();
+        launch(List.of());
+    }
+
+    /**
+     * As {@link #restart()}, but the new process is a replica of {@code master} from its first moment, as a failed
+     * master that Sentinel has replaced comes back when its configuration says so.
+     *
+     * @param master the server to replicate
+     * @throws IllegalStateException if the new process does not become ready in time
+     */
+    public void restartAsReplicaOf(RedisServer master) {
+        if (isRunning()) {
+            resume();
+            kill();
+        }
+        launch(List.of("--replicaof", master.host(), Integer.toString(master.port())));
     }
 
     /** Stops the process (SIGKILL; nothing is persisted anyway) and deletes the working directory. Idempotent. */
@@ -187,7 +202,7 @@ public final class RedisServer implements AutoCloseable {
                 port = clusterMode ? freeClusterPort() : freePort();
             }
             try {
-                launch();
+                launch(List.of());
                 return this;
             } catch (IllegalStateException e) {
                 // Another process may have taken the port between probing and binding; try another.
@@ -198,7 +213,7 @@ public final class RedisServer implements AutoCloseable {
         throw last;
     }
 
-    private void launch() {
+    private void launch(List<String> startArgs) {
         List<String> command = new ArrayList<>();
         command.add(binary.toString());
         if (sentinelConfig != null) {
@@ -224,6 +239,7 @@ public final class RedisServer implements AutoCloseable {
             command.addAll(List.of("--enable-debug-command", "local"));
         }
         command.addAll(extraArgs);
+        command.addAll(startArgs);
         CompletableFuture<Void> ready = new CompletableFuture<>();
         synchronized (log) {
             log.clear();
@@ -358,6 +374,9 @@ public final class RedisServer implements AutoCloseable {
         Watch(String text, int times) {
             this.text = text;
             this.left = times;
+            if (times <= 0) {
+                seen.complete(null);
+            }
         }
 
         void offer(String line) {
