@@ -36,40 +36,25 @@ public final class Bench {
         List<String> contenders = List.of(options.getOrDefault("contenders", String.join(",", Contenders.NAMES))
                 .split(","));
         Path out = Path.of(options.getOrDefault("out", "bench-results"));
-        RedisServer server = options.containsKey("redis") ? null : RedisServer.start();
-        String uri = server != null ? server.uri() : options.get("redis");
-        List<RedisServer> extra = new ArrayList<>();
-        try {
-            if (contenders.contains("warden-wait")) {
-                // Every contender of this run then faces a master with one replica, as WAIT mode needs.
-                RedisServer master = server;
-                if (master == null) {
-                    throw new IllegalArgumentException("warden-wait needs the bench's own server (no --redis)");
-                }
-                RedisServer replica = RedisServer.builder()
-                        .args("--replicaof", master.host(), Integer.toString(master.port())).start();
-                extra.add(replica);
-                replica.awaitReplicaSync(Duration.ofSeconds(20));
-            }
-            List<String> peers = new ArrayList<>();
-            if (contenders.contains("warden-quorum")) {
-                for (int i = 0; i < 2; i++) {
-                    RedisServer peer = RedisServer.start();
-                    extra.add(peer);
-                    peers.add(peer.uri());
-                }
-            }
-            Results results = run(uri, peers, scenarios, contenders, seconds, rounds);
+        try (Backends backends = Backends.start(options.get("redis"), contenders)) {
+            String uri = backends.servers().redis();
+            RedisServer server = backends.redisServer();
+            Results results = run(backends.servers(), scenarios, contenders, seconds, rounds);
             for (String resource : options.getOrDefault("resources", "S5,S6").split(",")) {
                 for (String name : List.of("warden", "redisson")) {
                     if (!resource.isBlank() && contenders.contains(name)) {
-                        results.resources(resource, name, resource.equals("S5")
-                                ? Resources.renewals(name, uri, Integer.parseInt(options.getOrDefault("s5-leases",
-                                        "10000")), Duration.ofSeconds(3), Duration.ofSeconds(Long.parseLong(
-                                        options.getOrDefault("s5-seconds", "20"))))
-                                : Resources.memory(name, uri, Integer.parseInt(options.getOrDefault("s6-locks",
-                                        "100000"))));
-                        System.err.printf("%s %s done%n", resource, name);
+                        try {
+                            results.resources(resource, name, resource.equals("S5")
+                                    ? Resources.renewals(name, uri, Integer.parseInt(options.getOrDefault(
+                                            "s5-leases", "10000")), Duration.ofSeconds(3), Duration.ofSeconds(
+                                            Long.parseLong(options.getOrDefault("s5-seconds", "20"))))
+                                    : Resources.memory(name, uri, Integer.parseInt(options.getOrDefault("s6-locks",
+                                            "100000"))));
+                            System.err.printf("%s %s done%n", resource, name);
+                        } catch (RuntimeException e) {
+                            // The scenarios' figures are already measured; one failed measurement must not lose them.
+                            System.err.printf("%s %s failed: %s%n", resource, name, e);
+                        }
                     }
                 }
             }
@@ -79,32 +64,38 @@ public final class Bench {
             Files.writeString(out.resolve("results.json"), results.json(uri, server, seconds, rounds),
                     StandardCharsets.UTF_8);
             Files.writeString(out.resolve("results.txt"), table, StandardCharsets.UTF_8);
-            System.out.println("wrote " + out.resolve("results.json") + " and results.txt");
-        } finally {
-            extra.forEach(RedisServer::close);
-            if (server != null) {
-                server.close();
+            String footer = footer(server, rounds, seconds);
+            for (Scenario scenario : scenarios) {
+                String svg = Charts.svg(results, scenario, contenders, footer);
+                if (svg != null) {
+                    Files.writeString(out.resolve(scenario + ".svg"), svg, StandardCharsets.UTF_8);
+                }
             }
+            System.out.println("wrote " + out.resolve("results.json") + ", results.txt and a chart per scenario");
         }
     }
 
-    static Results run(String uri, List<Scenario> scenarios, List<String> contenders, Duration seconds, int rounds)
-            throws Exception {
-        return run(uri, List.of(), scenarios, contenders, seconds, rounds);
-    }
-
     /**
-     * Runs every scenario for every contender; {@code quorumPeers} are the two other servers of
-     * {@code warden-quorum}, whose requests are counted on the first server only.
+     * Runs every scenario for every contender; the requests of {@code warden-quorum} are counted on its first
+     * server only. A contender that does not exclude (the PING line) skips the scenarios that share a key.
      */
-    static Results run(String uri, List<String> quorumPeers, List<Scenario> scenarios, List<String> contenders,
+    static Results run(Contenders.Servers servers, List<Scenario> scenarios, List<String> contenders,
                        Duration seconds, int rounds) throws Exception {
         Results results = new Results(scenarios, contenders);
-        URI parsed = URI.create(uri);
+        URI parsed = URI.create(servers.redis());
         for (String name : contenders) {
             for (Scenario scenario : scenarios) {
                 // Untimed: requests per operation, counted with MONITOR.
-                List<Contender> opened = open(name, uri, quorumPeers, scenario);
+                List<Contender> opened = open(name, servers, scenario);
+                if (!runs(opened.get(0), scenario)) {
+                    opened.forEach(Contender::close);
+                    continue;
+                }
+                if (!opened.get(0).onRedis()) {
+                    opened.forEach(Contender::close);
+                    results.requests(scenario, name, Double.NaN);
+                    continue;
+                }
                 try (RequestCounter counter = new RequestCounter(parsed.getHost(), parsed.getPort());
                      Resp admin = new Resp(parsed.getHost(), parsed.getPort(), Duration.ofSeconds(10))) {
                     Map<String, Double> sample = scenario.run(t -> opened.get(t % opened.size()),
@@ -126,7 +117,11 @@ public final class Bench {
         for (int round = 0; round < rounds; round++) {
             for (Scenario scenario : scenarios) {
                 for (String name : contenders) {
-                    List<Contender> opened = open(name, uri, quorumPeers, scenario);
+                    List<Contender> opened = open(name, servers, scenario);
+                    if (!runs(opened.get(0), scenario)) {
+                        opened.forEach(Contender::close);
+                        continue;
+                    }
                     try {
                         java.util.function.IntFunction<Contender> pick = t -> opened.get(t % opened.size());
                         scenario.run(pick, Duration.ofMillis(300), "warmup:");
@@ -141,11 +136,42 @@ public final class Bench {
         return results;
     }
 
+    /** The machine, Redis and library versions, for the charts. */
+    static String footer(RedisServer server, int rounds, Duration seconds) {
+        return String.format(Locale.ROOT, "%d cores, Java %s, Redis %s; Lettuce %s, Redisson %s, Spring Integration %s, "
+                        + "Curator %s, ZooKeeper %s; median of %d rounds of %.1f s",
+                Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"),
+                server == null ? "external" : server.majorVersion() + ".x",
+                version("io.lettuce", "lettuce-core"), version("org.redisson", "redisson"),
+                version("org.springframework.integration", "spring-integration-redis"),
+                version("org.apache.curator", "curator-recipes"), version("org.apache.zookeeper", "zookeeper"),
+                rounds, seconds.toMillis() / 1000.0);
+    }
+
+    /** A library's version, from the {@code pom.properties} its jar carries. */
+    static String version(String group, String artifact) {
+        String resource = "/META-INF/maven/" + group + "/" + artifact + "/pom.properties";
+        try (var in = Bench.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                return "?";
+            }
+            java.util.Properties properties = new java.util.Properties();
+            properties.load(in);
+            return properties.getProperty("version", "?");
+        } catch (java.io.IOException e) {
+            return "?";
+        }
+    }
+
+    private static boolean runs(Contender contender, Scenario scenario) {
+        return contender.excludes() || !scenario.shared;
+    }
+
     /** One contender shared by the scenario's threads, or one per thread when the scenario says so. */
-    private static List<Contender> open(String name, String uri, List<String> quorumPeers, Scenario scenario) {
+    private static List<Contender> open(String name, Contenders.Servers servers, Scenario scenario) {
         List<Contender> opened = new ArrayList<>();
         for (int c = 0; c < (scenario.clientPerThread ? scenario.threads : 1); c++) {
-            opened.add(Contenders.open(name, uri, quorumPeers));
+            opened.add(Contenders.open(name, servers));
         }
         return opened;
     }
@@ -273,6 +299,7 @@ public final class Bench {
                     System.getProperty("os.arch"), System.getProperty("java.version")));
             json.append(String.format(Locale.ROOT, "  \"redis\": \"%s\",%n",
                     server == null ? "external" : "redis-server major version " + server.majorVersion()));
+            json.append(String.format(Locale.ROOT, "  \"setup\": \"%s\",%n", footer(server, roundCount, seconds)));
             json.append(String.format(Locale.ROOT, "  \"secondsPerRun\": %.1f, \"rounds\": %d,%n",
                     seconds.toMillis() / 1000.0, roundCount));
             json.append("  \"results\": {\n");

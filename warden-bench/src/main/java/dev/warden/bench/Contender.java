@@ -12,6 +12,16 @@ interface Contender extends AutoCloseable {
      */
     Release acquire(String key) throws Exception;
 
+    /** @return whether it excludes at all; one that does not (the PING line) runs only where nothing is shared */
+    default boolean excludes() {
+        return true;
+    }
+
+    /** @return whether it uses the bench's Redis, whose requests are counted; false for ZooKeeper */
+    default boolean onRedis() {
+        return true;
+    }
+
     @Override
     void close();
 

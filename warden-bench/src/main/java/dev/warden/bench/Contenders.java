@@ -8,47 +8,69 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.net.URI;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
 import java.util.function.Function;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.retry.RetryOneTime;
 import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.integration.redis.util.RedisLockRegistry;
 
 /**
- * The contenders: Warden, the raw floor, and Redisson's lock and fair lock; and, to price Warden's safer
- * topologies against its single-server lock, {@code warden-wait} (one replica acknowledgement per grant and
- * renewal) and {@code warden-quorum} (a quorum of three servers).
+ * The contenders: Warden, the raw floor, Redisson's lock and fair lock, Spring Integration's RedisLockRegistry in
+ * its spin and pub/sub modes, Curator's InterProcessMutex over an in-process ZooKeeper, and a PING line; and, to
+ * price Warden's safer topologies against its single-server lock, {@code warden-wait} (one replica acknowledgement
+ * per grant and renewal) and {@code warden-quorum} (a quorum of three servers).
  */
 final class Contenders {
-    static final List<String> NAMES = List.of("warden", "floor", "redisson", "redisson-fair");
+    static final List<String> NAMES = List.of("warden", "floor", "redisson", "redisson-fair", "spring-spin",
+            "spring-pubsub", "curator", "ping");
     static final List<String> TOPOLOGIES = List.of("warden-wait", "warden-quorum");
 
     private Contenders() {
     }
 
     /**
-     * @param uri         the bench's Redis server
-     * @param quorumPeers two more servers, for {@code warden-quorum}
+     * Where the contenders find their servers.
+     *
+     * @param redis       the bench's Redis server
+     * @param quorumPeers two more Redis servers, for {@code warden-quorum}
+     * @param zookeeper   the connect string of the ZooKeeper server, for {@code curator}
      */
-    static Contender open(String name, String uri, List<String> quorumPeers) {
+    record Servers(String redis, List<String> quorumPeers, String zookeeper) {
+        Servers(String redis) {
+            this(redis, List.of(), null);
+        }
+    }
+
+    static Contender open(String name, Servers servers) {
+        String uri = servers.redis();
         return switch (name) {
+            case "warden" -> new WardenContender(name, LockConfig.builder().redisUri(uri));
             case "warden-wait" -> new WardenContender(name, LockConfig.builder().redisUri(uri)
                     .replicaAcks(1, java.time.Duration.ofSeconds(1)));
             case "warden-quorum" -> new WardenContender(name, LockConfig.builder().quorum(
-                    uri, quorumPeers.get(0), quorumPeers.get(1)));
-            default -> open(name, uri);
-        };
-    }
-
-    static Contender open(String name, String uri) {
-        return switch (name) {
-            case "warden" -> new WardenContender(name, LockConfig.builder().redisUri(uri));
+                    uri, servers.quorumPeers().get(0), servers.quorumPeers().get(1)));
             case "floor" -> new FloorContender(uri);
             case "redisson" -> new RedissonContender(uri, "redisson", client -> client::getLock);
             case "redisson-fair" -> new RedissonContender(uri, "redisson-fair", client -> client::getFairLock);
+            case "spring-spin" -> new SpringContender(uri, name, RedisLockRegistry.RedisLockType.SPIN_LOCK);
+            case "spring-pubsub" -> new SpringContender(uri, name, RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
+            case "curator" -> new CuratorContender(servers.zookeeper());
+            case "ping" -> new PingContender(uri);
             default -> throw new IllegalArgumentException("unknown contender: " + name);
         };
     }
@@ -152,6 +174,125 @@ final class Contenders {
 
         @Override
         public void close() {
+            client.shutdown();
+        }
+    }
+
+    /**
+     * Spring Integration's RedisLockRegistry over Spring Data Redis and Lettuce, with its defaults (a 60 s expiry,
+     * no renewal). In spin mode a waiter retries every 100 ms; in pub/sub mode it is woken by the release. Threads
+     * of one registry first queue on a local lock per key, so only one of them at a time asks Redis.
+     */
+    static final class SpringContender implements Contender {
+        private final String name;
+        private final LettuceConnectionFactory factory;
+        private final RedisLockRegistry registry;
+
+        SpringContender(String uri, String name, RedisLockRegistry.RedisLockType type) {
+            URI parsed = URI.create(uri);
+            this.name = name;
+            this.factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(parsed.getHost(),
+                    parsed.getPort()));
+            factory.afterPropertiesSet();
+            factory.start();
+            this.registry = new RedisLockRegistry(factory, "bench:" + name);
+            registry.setRedisLockType(type);
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public Release acquire(String key) {
+            Lock lock = registry.obtain(key);
+            lock.lock();
+            return lock::unlock;
+        }
+
+        @Override
+        public void close() {
+            registry.destroy();
+            factory.destroy();
+        }
+    }
+
+    /** Apache Curator's InterProcessMutex: a ZooKeeper lock, each waiter watching the node before its own. */
+    static final class CuratorContender implements Contender {
+        private final CuratorFramework client;
+        private final Map<String, InterProcessMutex> mutexes = new ConcurrentHashMap<>();
+
+        CuratorContender(String connectString) {
+            client = CuratorFrameworkFactory.newClient(connectString, new RetryOneTime(100));
+            client.start();
+            try {
+                if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("ZooKeeper did not answer at " + connectString);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while connecting to ZooKeeper", e);
+            }
+        }
+
+        @Override
+        public String name() {
+            return "curator";
+        }
+
+        @Override
+        public boolean onRedis() {
+            return false;
+        }
+
+        @Override
+        public Release acquire(String key) throws Exception {
+            InterProcessMutex mutex = mutexes.computeIfAbsent(key, k -> new InterProcessMutex(client, "/bench/" + k));
+            mutex.acquire();
+            return mutex::release;
+        }
+
+        @Override
+        public void close() {
+            client.close();
+        }
+    }
+
+    /**
+     * Not a lock: a PING where the lock is taken and another where it is released, on Lettuce's sync API. The
+     * round-trip time of two requests, below which no correct Redis lock can go; it runs only where nothing is
+     * shared.
+     */
+    static final class PingContender implements Contender {
+        private final RedisClient client;
+        private final StatefulRedisConnection<String, String> connection;
+
+        PingContender(String uri) {
+            client = RedisClient.create(uri);
+            connection = client.connect();
+        }
+
+        @Override
+        public String name() {
+            return "ping";
+        }
+
+        @Override
+        public boolean excludes() {
+            return false;
+        }
+
+        @Override
+        public Release acquire(String key) {
+            RedisCommands<String, String> redis = connection.sync();
+            redis.ping();
+            return redis::ping;
+        }
+
+        @Override
+        public void close() {
+            connection.close();
             client.shutdown();
         }
     }
