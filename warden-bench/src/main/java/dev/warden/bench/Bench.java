@@ -87,8 +87,7 @@ public final class Bench {
             for (Scenario scenario : scenarios) {
                 // Untimed: requests per operation, counted with MONITOR.
                 List<Contender> opened = open(name, servers, scenario);
-                if (!runs(opened.get(0), scenario)) {
-                    opened.forEach(Contender::close);
+                if (opened.isEmpty()) {
                     continue;
                 }
                 if (!opened.get(0).onRedis()) {
@@ -118,8 +117,7 @@ public final class Bench {
             for (Scenario scenario : scenarios) {
                 for (String name : contenders) {
                     List<Contender> opened = open(name, servers, scenario);
-                    if (!runs(opened.get(0), scenario)) {
-                        opened.forEach(Contender::close);
+                    if (opened.isEmpty()) {
                         continue;
                     }
                     try {
@@ -163,14 +161,18 @@ public final class Bench {
         }
     }
 
-    private static boolean runs(Contender contender, Scenario scenario) {
-        return contender.excludes() || !scenario.shared;
-    }
-
-    /** One contender shared by the scenario's threads, or one per thread when the scenario says so. */
+    /**
+     * One contender shared by the scenario's threads, or one per thread when the scenario says so; none when the
+     * contender does not exclude (the PING line) and the scenario shares a key.
+     */
     private static List<Contender> open(String name, Contenders.Servers servers, Scenario scenario) {
         List<Contender> opened = new ArrayList<>();
-        for (int c = 0; c < (scenario.clientPerThread ? scenario.threads : 1); c++) {
+        opened.add(Contenders.open(name, servers));
+        if (!opened.get(0).excludes() && scenario.shared) {
+            opened.get(0).close();
+            return List.of();
+        }
+        for (int c = 1; c < (scenario.clientPerThread ? scenario.threads : 1); c++) {
             opened.add(Contenders.open(name, servers));
         }
         return opened;

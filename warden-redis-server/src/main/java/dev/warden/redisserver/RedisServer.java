@@ -158,11 +158,7 @@ public final class RedisServer implements AutoCloseable {
      * @throws IllegalStateException if the new process does not become ready in time
      */
     public void restart() {
-        if (isRunning()) {
-            resume();
-            kill();
-        }
-        launch(List.of());
+        relaunch(List.of());
     }
 
     /**
@@ -173,11 +169,15 @@ public final class RedisServer implements AutoCloseable {
      * @throws IllegalStateException if the new process does not become ready in time
      */
     public void restartAsReplicaOf(RedisServer master) {
+        relaunch(List.of("--replicaof", master.host(), Integer.toString(master.port())));
+    }
+
+    private void relaunch(List<String> startArgs) {
         if (isRunning()) {
             resume();
             kill();
         }
-        launch(List.of("--replicaof", master.host(), Integer.toString(master.port())));
+        launch(startArgs);
     }
 
     /** Stops the process (SIGKILL; nothing is persisted anyway) and deletes the working directory. Idempotent. */
