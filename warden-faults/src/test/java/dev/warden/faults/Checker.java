@@ -36,7 +36,7 @@ final class Checker {
     }
 
     void check(History history, Map<String, List<String>> storeLogs, boolean dataLoss, List<long[]> faultWindows,
-               long livenessBoundNanos, long runEnd) {
+               long livenessBoundNanos, long workloadEnd) {
         Map<String, List<Acquisition>> byName = new HashMap<>();
         for (Acquisition a : history.acquisitions) {
             byName.computeIfAbsent(a.name(), n -> new ArrayList<>()).add(a);
@@ -50,7 +50,7 @@ final class Checker {
             lossReporting(acquisitions);
             tokenOrder(acquisitions);
         }
-        liveness(history, faultWindows, livenessBoundNanos, runEnd);
+        liveness(history, faultWindows, livenessBoundNanos, workloadEnd);
     }
 
     private void fencing(String name, List<Acquisition> acquisitions, List<String> log) {
@@ -164,10 +164,10 @@ final class Checker {
         }
     }
 
-    private void liveness(History history, List<long[]> faultWindows, long bound, long runEnd) {
+    private void liveness(History history, List<long[]> faultWindows, long bound, long workloadEnd) {
         for (long[] window : faultWindows) {
             long end = window[1];
-            if (runEnd - (end + bound) < 0) {
+            if (workloadEnd - (end + bound) < 0) {
                 continue;
             }
             boolean progressed = history.acquisitions.stream()
