@@ -46,6 +46,7 @@ public final class LockConfig {
     private final String clientName;
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
+    private final boolean fair;
 
     private LockConfig(Builder b) {
         this.topology = b.topology;
@@ -59,6 +60,7 @@ public final class LockConfig {
         this.clientName = b.clientName;
         this.ticker = b.ticker;
         this.scheduler = b.scheduler;
+        this.fair = b.fair;
     }
 
     /** @return a new builder with the defaults */
@@ -83,6 +85,7 @@ public final class LockConfig {
         b.clientName = clientName;
         b.ticker = ticker;
         b.scheduler = scheduler;
+        b.fair = fair;
         return b;
     }
 
@@ -150,10 +153,15 @@ public final class LockConfig {
         return Optional.ofNullable(scheduler);
     }
 
+    /** @return whether locks are granted to their waiters in arrival order, across clients */
+    public boolean fair() {
+        return fair;
+    }
+
     @Override
     public String toString() {
         return "LockConfig{topology=" + topology + ", redisUri=" + redisUriForDisplay() + ", replicaAcks="
-                + replicaAcks + ", keyPrefix=" + keyPrefix + ", defaultLease="
+                + replicaAcks + ", fair=" + fair + ", keyPrefix=" + keyPrefix + ", defaultLease="
                 + defaultLease + ", commandTimeout=" + commandTimeout + ", clientName=" + clientName + "}";
     }
 
@@ -169,6 +177,7 @@ public final class LockConfig {
         private String clientName = DEFAULT_CLIENT_NAME;
         private Ticker ticker = Ticker.system();
         private ScheduledExecutorService scheduler;
+        private boolean fair;
 
         private Builder() {
         }
@@ -241,6 +250,23 @@ public final class LockConfig {
             Require.argument(replicas >= 0, "replicas must not be negative: %d", replicas);
             this.replicaAckTimeout = Require.lease(timeout, "timeout");
             this.replicaAcks = replicas;
+            return this;
+        }
+
+        /**
+         * Turns fair mode on or off; off by default. In fair mode each lock goes to its waiters in the order they
+         * started waiting, across all clients and processes: a release grants the lock directly to the oldest live
+         * waiter, which learns of it by pub/sub without a further request, and a try never takes a lock that others
+         * wait for. A waiter proves itself alive every second; one that stops (its process died) is skipped after
+         * 3 seconds, and a grant made to it just before it died holds the lock for at most 5 seconds (the waiter's
+         * lease if shorter), not a whole lease. Every client of one lock name must use the same mode. Not
+         * available with {@link #quorum} or {@link #replicaAcks}.
+         *
+         * @param value true for fair mode
+         * @return this builder
+         */
+        public Builder fair(boolean value) {
+            this.fair = value;
             return this;
         }
 
@@ -330,7 +356,8 @@ public final class LockConfig {
          * @return the configuration
          * @throws IllegalStateException if no server was set, or the settings contradict each other (replica
          *                               acknowledgements in cluster mode, an acknowledgement timeout not shorter
-         *                               than the command timeout)
+         *                               than the command timeout, fair mode with a quorum or replica
+         *                               acknowledgements)
          */
         public LockConfig build() {
             if (redisUris.isEmpty()) {
@@ -338,6 +365,12 @@ public final class LockConfig {
             }
             if (replicaAcks > 0 && topology == Topology.CLUSTER) {
                 throw new IllegalStateException("replicaAcks is not supported with a cluster: " + replicaAcks);
+            }
+            if (fair && topology == Topology.QUORUM) {
+                throw new IllegalStateException("fair mode is not supported with a quorum");
+            }
+            if (fair && replicaAcks > 0) {
+                throw new IllegalStateException("fair mode is not supported with replicaAcks: " + replicaAcks);
             }
             if (replicaAcks > 0 && replicaAckTimeout.compareTo(commandTimeout) >= 0) {
                 throw new IllegalStateException("replicaAckTimeout must be shorter than commandTimeout ("

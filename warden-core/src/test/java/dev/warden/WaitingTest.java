@@ -244,6 +244,32 @@ class WaitingTest extends RedisTestSupport {
     }
 
     @Test
+    void aLockWaitedForAgainSoonNeedsNoNewSubscriptionNorASecondTry() throws Exception {
+        String name = uniqueName();
+        LockClient holders = client();
+        DistributedLock waiting = client().lock(name);
+        Lease holder = holders.lock(name).tryAcquire().orElseThrow();
+        CompletableFuture<Lease> first = waiting.acquireAsync(Duration.ofSeconds(10));
+        Thread.sleep(200);
+        holder.release();
+        first.get(10, TimeUnit.SECONDS).release();
+        // The channel is still subscribed: a new wait just tries once and waits for the release.
+        holder = holders.lock(name).tryAcquire().orElseThrow();
+        server.call("CONFIG", "RESETSTAT");
+        CompletableFuture<Lease> second = waiting.acquireAsync(Duration.ofSeconds(10));
+        Thread.sleep(200);
+        assertThat(second).isNotDone();
+        assertThat(calls("subscribe")).isZero();
+        assertThat(scriptCalls()).isEqualTo(1);
+        holder.release();
+        second.get(10, TimeUnit.SECONDS).release();
+        // Once nobody has waited for a while, the subscription goes.
+        String channel = "test:{" + name + "}:c";
+        assertThat(eventually(Duration.ofSeconds(6), () -> ((List<?>) server.call("PUBSUB", "NUMSUB", channel))
+                .get(1).equals(0L))).isTrue();
+    }
+
+    @Test
     void interruptedAcquireThrowsAndLeavesTheLockFree() throws Exception {
         String name = uniqueName();
         Lease holder = client().lock(name).tryAcquire().orElseThrow();

@@ -19,7 +19,7 @@ import java.util.Map;
  * Runs the scenarios for every contender against one Redis, in interleaved rounds (A B C A B C ...) so that drift
  * of the machine hits all alike, and reports the median of the rounds, a plain table and a JSON file.
  *
- * <p>Options: {@code --seconds N} per scenario and round (3), {@code --rounds N} (3), {@code --scenarios S1,S2,S3,S4,S3C,S4C},
+ * <p>Options: {@code --seconds N} per scenario and round (1), {@code --rounds N} (3), {@code --scenarios S1,S2,S3,S4,S3C,S4C},
  * {@code --contenders warden,floor,redisson,redisson-fair}, {@code --out DIR} (bench-results), {@code --redis URI}
  * (default: a redis-server started here).
  */
@@ -29,7 +29,7 @@ public final class Bench {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> options = options(args);
-        Duration seconds = Duration.ofMillis((long) (Double.parseDouble(options.getOrDefault("seconds", "3")) * 1000));
+        Duration seconds = Duration.ofMillis((long) (Double.parseDouble(options.getOrDefault("seconds", "1")) * 1000));
         int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
         List<Scenario> scenarios = Arrays.stream(options.getOrDefault("scenarios", "S1,S2,S3,S4,S3C,S4C").split(","))
                 .map(Scenario::valueOf).toList();
@@ -82,37 +82,6 @@ public final class Bench {
     static Results run(Contenders.Servers servers, List<Scenario> scenarios, List<String> contenders,
                        Duration seconds, int rounds) throws Exception {
         Results results = new Results(scenarios, contenders);
-        URI parsed = URI.create(servers.redis());
-        for (String name : contenders) {
-            for (Scenario scenario : scenarios) {
-                // Untimed: requests per operation, counted with MONITOR.
-                List<Contender> opened = open(name, servers, scenario);
-                if (opened.isEmpty()) {
-                    continue;
-                }
-                if (!opened.get(0).onRedis()) {
-                    opened.forEach(Contender::close);
-                    results.requests(scenario, name, Double.NaN);
-                    continue;
-                }
-                try (RequestCounter counter = new RequestCounter(parsed.getHost(), parsed.getPort());
-                     Resp admin = new Resp(parsed.getHost(), parsed.getPort(), Duration.ofSeconds(10))) {
-                    Map<String, Double> sample = scenario.run(t -> opened.get(t % opened.size()),
-                            Duration.ofMillis(500), "count:");
-                    long requests = counter.finish(command -> {
-                        try {
-                            admin.call(command);
-                        } catch (java.io.IOException e) {
-                            throw new java.io.UncheckedIOException(e);
-                        }
-                    });
-                    double ops = sample.get("ops/s") * 0.5;
-                    results.requests(scenario, name, ops == 0 ? 0 : requests / ops);
-                } finally {
-                    opened.forEach(Contender::close);
-                }
-            }
-        }
         for (int round = 0; round < rounds; round++) {
             for (Scenario scenario : scenarios) {
                 for (String name : contenders) {
@@ -122,7 +91,11 @@ public final class Bench {
                     }
                     try {
                         java.util.function.IntFunction<Contender> pick = t -> opened.get(t % opened.size());
-                        scenario.run(pick, Duration.ofMillis(300), "warmup:");
+                        if (round == 0) {
+                            count(servers, scenario, name, opened.get(0), pick, results);
+                        } else {
+                            scenario.run(pick, Duration.ofMillis(200), "warmup:");
+                        }
                         results.add(scenario, name, scenario.run(pick, seconds, "r" + round + ":"));
                     } finally {
                         opened.forEach(Contender::close);
@@ -132,6 +105,34 @@ public final class Bench {
             }
         }
         return results;
+    }
+
+    /**
+     * The first round's warm-up, untimed, doubles as the count of requests per operation, seen with MONITOR (NaN
+     * for a contender that does not use Redis).
+     */
+    private static void count(Contenders.Servers servers, Scenario scenario, String name, Contender first,
+                              java.util.function.IntFunction<Contender> pick, Results results) throws Exception {
+        Duration window = Duration.ofMillis(400);
+        if (!first.onRedis()) {
+            scenario.run(pick, window, "warmup:");
+            results.requests(scenario, name, Double.NaN);
+            return;
+        }
+        URI parsed = URI.create(servers.redis());
+        try (RequestCounter counter = new RequestCounter(parsed.getHost(), parsed.getPort());
+             Resp admin = new Resp(parsed.getHost(), parsed.getPort(), Duration.ofSeconds(10))) {
+            Map<String, Double> sample = scenario.run(pick, window, "count:");
+            long requests = counter.finish(command -> {
+                try {
+                    admin.call(command);
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            double ops = sample.get("ops/s") * window.toMillis() / 1000.0;
+            results.requests(scenario, name, ops == 0 ? 0 : requests / ops);
+        }
     }
 
     /** The machine, Redis and library versions, for the charts. */

@@ -30,13 +30,13 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.integration.redis.util.RedisLockRegistry;
 
 /**
- * The contenders: Warden, the raw floor, Redisson's lock and fair lock, Spring Integration's RedisLockRegistry in
+ * The contenders: Warden in its default and fair modes, the raw floor, Redisson's lock and fair lock, Spring Integration's RedisLockRegistry in
  * its spin and pub/sub modes, Curator's InterProcessMutex over an in-process ZooKeeper, and a PING line; and, to
  * price Warden's safer topologies against its single-server lock, {@code warden-wait} (one replica acknowledgement
  * per grant and renewal) and {@code warden-quorum} (a quorum of three servers).
  */
 final class Contenders {
-    static final List<String> NAMES = List.of("warden", "floor", "redisson", "redisson-fair", "spring-spin",
+    static final List<String> NAMES = List.of("warden", "warden-fair", "floor", "redisson", "redisson-fair", "spring-spin",
             "spring-pubsub", "curator", "ping");
     static final List<String> TOPOLOGIES = List.of("warden-wait", "warden-quorum");
 
@@ -60,6 +60,7 @@ final class Contenders {
         String uri = servers.redis();
         return switch (name) {
             case "warden" -> new WardenContender(name, LockConfig.builder().redisUri(uri));
+            case "warden-fair" -> new WardenContender(name, LockConfig.builder().redisUri(uri).fair(true));
             case "warden-wait" -> new WardenContender(name, LockConfig.builder().redisUri(uri)
                     .replicaAcks(1, java.time.Duration.ofSeconds(1)));
             case "warden-quorum" -> new WardenContender(name, LockConfig.builder().quorum(

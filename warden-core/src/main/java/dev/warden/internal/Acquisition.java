@@ -5,6 +5,7 @@ import dev.warden.LockConnectionException;
 import dev.warden.LockException;
 import dev.warden.LockReplicationException;
 import dev.warden.LockTimeoutException;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -18,12 +19,24 @@ import org.slf4j.LoggerFactory;
  * (then try again, since a release published before the subscription was missed); then wait for a wake-up or for
  * the holder's TTL to run out, whichever comes first, and try again until the deadline.
  *
+ * <p>In fair mode every try of a waiter registers it in the lock's queue (or renews its registration, at least
+ * every {@link #REARM_MILLIS} ms); a release grants the lock to the oldest registered waiter, which then holds it
+ * without a further request. Its lease counts from the sending of the try that the release names (the grant came
+ * after it), for the lease the registration asked for.
+ *
  * <p>{@link #result} completes with the lease, with empty when the wait ran out, or exceptionally when Redis
  * failed. Cancelling it stops waiting; a lease granted at that moment is released.
  */
 final class Acquisition implements Notifier.Waiter {
     private static final Logger LOG = LoggerFactory.getLogger(Acquisition.class);
     private static final long ONE_MS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** Fair mode: how often a waiter renews its registration, well within {@link Scripts#REGISTRATION_LIFE_MS}. */
+    static final long REARM_MILLIS = 1_000;
+    /**
+     * Fair mode: the longest lease a release grants a renewed waiter, so that a waiter that died after its last
+     * registration holds the lock briefly; the watchdog extends it to the full lease.
+     */
+    static final long FAIR_GRANT_MILLIS = 5_000;
 
     final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
     private final RedisLock lock;
@@ -34,14 +47,20 @@ final class Acquisition implements Notifier.Waiter {
     private final boolean forever;
     private final long deadline;
     private final String token;
+    private final boolean fair;
+    private final long grantMillis;
 
     // Guarded by this.
     private boolean inFlight;
     private boolean woken;
     private boolean joined;
     private ScheduledFuture<?> timer;
-    private CompletableFuture<Void> subscribedAtSend;
+    private Notifier.Mark markAtSend;
     private boolean reserved;
+    private boolean claimed;
+    private boolean registered;
+    private long[] armSentAt = new long[4];
+    private int arms;
 
     /**
      * @param waitNanos how long to wait: 0 for one try, negative for no limit
@@ -55,12 +74,20 @@ final class Acquisition implements Notifier.Waiter {
         this.forever = waitNanos < 0;
         this.deadline = client.ticker().read() + Math.max(waitNanos, 0);
         this.token = client.tokens().next();
+        this.fair = lock.fair();
+        this.grantMillis = renewing ? Math.min(leaseMillis, FAIR_GRANT_MILLIS) : leaseMillis;
     }
 
     Acquisition start() {
         client.track(this);
+        if (fair && waits) {
+            client.notifier().register(token, this);
+        }
         result.whenComplete((value, error) -> {
             client.untrack(this);
+            if (fair && waits) {
+                client.notifier().unregister(token);
+            }
             if (error != null) {
                 leaveQueue(true);
             }
@@ -72,6 +99,8 @@ final class Acquisition implements Notifier.Waiter {
     /** Tries now, or as soon as the attempt in flight has answered. */
     @Override
     public void wake() {
+        long sentAt;
+        int arm = 0;
         synchronized (this) {
             if (result.isDone()) {
                 return;
@@ -86,14 +115,25 @@ final class Acquisition implements Notifier.Waiter {
                 timer.cancel(false);
                 timer = null;
             }
+            sentAt = client.ticker().read();
+            if (fair) {
+                arm = arms;
+                if (arm == armSentAt.length) {
+                    armSentAt = Arrays.copyOf(armSentAt, arm * 2);
+                }
+                armSentAt[arms++] = sentAt;
+                registered |= waits;
+            }
         }
-        long sentAt = client.ticker().read();
         if (!joined) {
-            subscribedAtSend = waits ? client.notifier().subscribed(lock.keys().channel()) : null;
+            markAtSend = waits ? client.notifier().mark(lock.keys().channel()) : null;
         }
         Replicas replicas = lock.replicas();
         try {
-            if (replicas.required()) {
+            if (fair) {
+                client.scripts().acquireFair(lock.keys(), token, leaseMillis, waits, arm, grantMillis,
+                        client.instanceId()).whenComplete((reply, error) -> onReply(reply, 0, error, sentAt));
+            } else if (replicas.required()) {
                 client.scripts().acquire(lock.keys(), token, leaseMillis, waits, replicas).whenComplete(
                         (acked, error) -> onReply(acked == null ? null : acked.reply(),
                                 acked == null ? 0 : acked.acks(), error, sentAt));
@@ -116,20 +156,18 @@ final class Acquisition implements Notifier.Waiter {
             return;
         }
         if ((Long) reply.get(0) == 1L) {
-            RedisLease lease = new RedisLease(lock, token, (Long) reply.get(1), leaseMillis, renewing, sentAt,
-                    (int) acks);
-            client.watchdog().register(lease);
-            leaveQueue(false);
-            if (!result.complete(Optional.of(lease))) {
-                lease.abandon();
-            }
+            grant((Long) reply.get(1), sentAt, (Long) reply.get(2), (int) acks);
+            return;
+        }
+        if (result.isDone()) {
             return;
         }
         long holderTtlMillis = (Long) reply.get(1);
         long now = client.ticker().read();
         if (!waits || (!forever && now - deadline >= 0)) {
-            leaveQueue(true);
-            result.complete(Optional.empty());
+            if (result.complete(Optional.empty())) {
+                leaveQueue(true);
+            }
             return;
         }
         boolean join = false;
@@ -150,9 +188,9 @@ final class Acquisition implements Notifier.Waiter {
         }
         if (join) {
             CompletableFuture<Void> subscription = client.notifier().join(lock.keys().channel(), this);
-            if (subscription == subscribedAtSend) {
-                // Subscribed without a break since before the try was sent: the channel's queue was never empty
-                // meanwhile, so a release in between woke its head waiter. Wait, as a retry would only fail.
+            if (client.notifier().unbroken(lock.keys().channel(), markAtSend)) {
+                // Subscribed without a break since before the try was sent, and no release was heard since: wait,
+                // as a retry would only fail.
                 waitForWake(holderTtlMillis);
                 return;
             }
@@ -178,7 +216,7 @@ final class Acquisition implements Notifier.Waiter {
                 + lock.replicas().timeoutMillis() + " ms; released again", (int) acks, required);
         CompletableFuture<List<Object>> release;
         try {
-            release = client.scripts().release(lock.keys(), token, client.instanceId());
+            release = lock.release(token);
         } catch (RuntimeException e) {
             failure.addSuppressed(e);
             result.completeExceptionally(failure);
@@ -211,11 +249,39 @@ final class Acquisition implements Notifier.Waiter {
 
     @Override
     public void granted(long fence, long sentAt) {
-        RedisLease lease = new RedisLease(lock, token, fence, leaseMillis, renewing, sentAt, 0);
-        client.watchdog().register(lease);
+        grant(fence, sentAt, leaseMillis, 0);
+    }
+
+    @Override
+    public void assigned(long fence, int arm) {
+        long sentAt;
         synchronized (this) {
+            if (arm < 0 || arm >= arms) {
+                LOG.warn("grant of lock '{}' names attempt {} of {}; ignored", lock.name(), arm, arms);
+                return;
+            }
+            sentAt = armSentAt[arm];
+        }
+        grant(fence, sentAt, grantMillis, 0);
+    }
+
+    /**
+     * Makes the lease of a grant, once: in fair mode a release's announcement and this acquisition's own try may
+     * both report the same grant. A lease that nobody takes any more is given back.
+     *
+     * @param sentAt      when a request was sent that the grant came after
+     * @param grantedMillis the lease the grant set, from then
+     */
+    private void grant(long fence, long sentAt, long grantedMillis, int acks) {
+        synchronized (this) {
+            if (claimed) {
+                return;
+            }
+            claimed = true;
             reserved = false;
         }
+        RedisLease lease = new RedisLease(lock, token, fence, leaseMillis, renewing, sentAt, acks, grantedMillis);
+        client.watchdog().register(lease);
         leaveQueue(false);
         if (!result.complete(Optional.of(lease))) {
             lease.abandon();
@@ -261,6 +327,9 @@ final class Acquisition implements Notifier.Waiter {
         long delay = holderTtlMillis > 0
                 ? TimeUnit.MILLISECONDS.toNanos(holderTtlMillis) + ONE_MS
                 : TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+        if (fair) {
+            delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(REARM_MILLIS));
+        }
         if (!forever) {
             delay = Math.min(delay, deadline - client.ticker().read());
         }
@@ -269,11 +338,12 @@ final class Acquisition implements Notifier.Waiter {
 
     private void fail(Throwable error, boolean mayHaveAcquired) {
         LockException failure = Errors.translate(error, lock.describe("acquire"));
-        if (mayHaveAcquired && (failure instanceof LockTimeoutException || failure instanceof LockConnectionException)) {
+        if (mayHaveAcquired && !(fair && waits)
+                && (failure instanceof LockTimeoutException || failure instanceof LockConnectionException)) {
             // The script may have run although no answer came back: release by token so the lock is not held
-            // until its lease ends by nobody.
+            // until its lease ends by nobody. (A fair waiter does so when it leaves the queue.)
             try {
-                client.scripts().release(lock.keys(), token, client.instanceId()).whenComplete((reply, e) -> {
+                lock.release(token).whenComplete((reply, e) -> {
                     if (e != null) {
                         LOG.debug("clean-up of failed acquire of '{}' failed: {}", lock.name(), e.toString());
                     }
@@ -287,6 +357,7 @@ final class Acquisition implements Notifier.Waiter {
 
     private void leaveQueue(boolean passWake) {
         boolean wasJoined;
+        boolean deregister;
         synchronized (this) {
             if (timer != null) {
                 timer.cancel(false);
@@ -294,9 +365,25 @@ final class Acquisition implements Notifier.Waiter {
             }
             wasJoined = joined;
             joined = false;
+            deregister = passWake && registered && !claimed;
+            registered = false;
         }
         if (wasJoined) {
             client.notifier().leave(lock.keys().channel(), this, passWake);
+        }
+        if (deregister) {
+            // A fair waiter that gives up leaves the server's queue; if a grant reached its token meanwhile, this
+            // release passes the lock on.
+            try {
+                lock.release(token).whenComplete((reply, e) -> {
+                    if (e != null) {
+                        LOG.debug("leaving the queue of '{}' failed; the registration expires: {}", lock.name(),
+                                e.toString());
+                    }
+                });
+            } catch (RuntimeException e) {
+                LOG.debug("leaving the queue of '{}' failed; the registration expires: {}", lock.name(), e.toString());
+            }
         }
     }
 }

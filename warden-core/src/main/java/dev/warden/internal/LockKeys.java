@@ -17,6 +17,16 @@ record LockKeys(String lock) {
         return lock + ":w";
     }
 
+    /** @return fair mode's queue: a sorted set of the tokens of waiting acquisitions, by arrival */
+    String queue() {
+        return lock + ":q";
+    }
+
+    /** @return fair mode's registrations: a hash from each queued token to its liveness and grant */
+    String registrations() {
+        return lock + ":r";
+    }
+
     /** @return the pub/sub channel a release publishes on when someone waits */
     String channel() {
         return lock + ":c";

@@ -13,13 +13,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Wake-ups for waiters: one pub/sub connection per client (opened on the first wait), one subscription per lock
- * name with local waiters, and a local FIFO queue per name. A release message wakes only the head of the queue, so
- * a release costs one retry per client rather than one per waiting thread.
+ * name with local waiters (kept for {@link #LINGER_MILLIS} after the last one leaves, since a lock that was waited
+ * for is likely to be again), and a local FIFO queue per name. A release message wakes only the head of the queue, so
+ * a release costs one retry per client rather than one per waiting thread. In fair mode a release grants the lock
+ * to one waiter and names its token ({@code "<token>:<fence>:<arm>"}); that waiter is found by its token.
  */
 final class Notifier extends RedisPubSubAdapter<String, String> implements RedisConnectionStateListener {
     private static final Logger LOG = LoggerFactory.getLogger(Notifier.class);
@@ -34,6 +40,13 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         /** A release of this client handed over the lock: the request that did so was sent at {@code sentAt}. */
         void granted(long fence, long sentAt);
 
+        /**
+         * Fair mode: a release granted the lock to this waiter's token, as registered by its attempt number
+         * {@code arm}; the grant was made after that attempt was sent. Quorum locks are never fair.
+         */
+        default void assigned(long fence, int arm) {
+        }
+
         /** The handover did not happen: try again at once. */
         void unreserve();
 
@@ -46,64 +59,140 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     record Candidate(Waiter waiter, int queued) {
     }
 
+    /** How long a channel stays subscribed after its last local waiter left: the next one needs no SUBSCRIBE. */
+    static final long LINGER_MILLIS = 2_000;
+
+    /** A lock's channel in this client: its local waiters and its subscription. Guarded by the notifier. */
+    private static final class Channel {
+        final Deque<Waiter> queue = new ArrayDeque<>();
+        CompletableFuture<Void> subscription;
+        /** Wake-ups heard (or possibly missed, across a reconnect), so that a waiter can tell none came. */
+        long wakes;
+        ScheduledFuture<?> linger;
+    }
+
+    /**
+     * A point in a channel's history: its subscription, established, and how many wake-ups it had heard.
+     *
+     * @param channel      the channel
+     * @param subscription the subscription then
+     * @param wakes        the wake-ups heard by then
+     */
+    record Mark(Channel channel, CompletableFuture<Void> subscription, long wakes) {
+    }
+
     private final Link link;
     private final String instanceId;
-    private final Map<String, Deque<Waiter>> queues = new HashMap<>();
-    private final Map<String, CompletableFuture<Void>> subscriptions = new HashMap<>();
+    private final ScheduledExecutorService scheduler;
+    private final Map<String, Channel> channels = new HashMap<>();
+    private final Map<String, Waiter> byToken = new ConcurrentHashMap<>();
     private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection;
     private boolean closed;
 
-    Notifier(Link link, String instanceId) {
+    Notifier(Link link, String instanceId, ScheduledExecutorService scheduler) {
         this.link = link;
         this.instanceId = instanceId;
+        this.scheduler = scheduler;
     }
 
     /**
      * Adds a waiter for a channel; the returned future completes once the channel is subscribed. The waiter must
-     * retry after that, since a release published before the subscription was not heard.
+     * retry after that, since a release published before the subscription was not heard, unless
+     * {@link #unbroken} shows it heard everything since it tried.
      */
     synchronized CompletableFuture<Void> join(String channel, Waiter waiter) {
         if (closed) {
             return CompletableFuture.failedFuture(new IllegalStateException("client closed"));
         }
-        Deque<Waiter> queue = queues.computeIfAbsent(channel, c -> new ArrayDeque<>());
-        queue.addLast(waiter);
-        return subscriptions.computeIfAbsent(channel, c -> connection()
-                .thenCompose(conn -> (link.sharded() ? conn.async().ssubscribe(c) : conn.async().subscribe(c))
-                        .toCompletableFuture())
-                .thenApply(ignored -> null));
+        Channel c = channels.computeIfAbsent(channel, name -> new Channel());
+        if (c.linger != null) {
+            c.linger.cancel(false);
+            c.linger = null;
+        }
+        c.queue.addLast(waiter);
+        if (c.subscription == null || c.subscription.isCompletedExceptionally()) {
+            c.subscription = connection()
+                    .thenCompose(conn -> (link.sharded() ? conn.async().ssubscribe(channel)
+                            : conn.async().subscribe(channel)).toCompletableFuture())
+                    .thenApply(ignored -> null);
+        }
+        return c.subscription;
     }
 
-    /** The channel's subscription if it is established now, else null; identity tells continuity. */
-    synchronized CompletableFuture<Void> subscribed(String channel) {
-        CompletableFuture<Void> subscription = subscriptions.get(channel);
-        return subscription != null && subscription.isDone() && !subscription.isCompletedExceptionally()
-                ? subscription : null;
+    /** Marks the channel's present state if it is subscribed now, else returns null. */
+    synchronized Mark mark(String channel) {
+        Channel c = channels.get(channel);
+        if (c == null || c.subscription == null || !c.subscription.isDone()
+                || c.subscription.isCompletedExceptionally()) {
+            return null;
+        }
+        return new Mark(c, c.subscription, c.wakes);
+    }
+
+    /**
+     * Whether the channel stayed subscribed since the mark and heard no wake-up meanwhile: a waiter that tried after
+     * the mark and joined now missed nothing, and may wait instead of trying again.
+     */
+    synchronized boolean unbroken(String channel, Mark mark) {
+        Channel c = channels.get(channel);
+        return mark != null && c == mark.channel() && c.subscription == mark.subscription()
+                && c.wakes == mark.wakes();
     }
 
     /**
      * Removes a waiter. If it was the head and {@code passWake} is set (it leaves without the lock), the next waiter
-     * is woken, so a wake-up it may have consumed is not lost.
+     * is woken, so a wake-up it may have consumed is not lost. The last waiter to leave starts the linger.
      */
     void leave(String channel, Waiter waiter, boolean passWake) {
         Waiter next = null;
         synchronized (this) {
-            Deque<Waiter> queue = queues.get(channel);
-            if (queue == null) {
+            Channel c = channels.get(channel);
+            if (c == null) {
                 return;
             }
-            boolean wasHead = queue.peekFirst() == waiter;
-            queue.remove(waiter);
-            if (queue.isEmpty()) {
-                queues.remove(channel);
-                subscriptions.remove(channel);
-                unsubscribe(channel);
+            boolean wasHead = c.queue.peekFirst() == waiter;
+            c.queue.remove(waiter);
+            if (c.queue.isEmpty()) {
+                if (c.linger == null && !closed) {
+                    c.linger = scheduler.schedule(() -> expire(channel, c), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+                }
             } else if (passWake && wasHead) {
-                next = queue.peekFirst();
+                next = c.queue.peekFirst();
             }
         }
         if (next != null) {
             next.wake();
+        }
+    }
+
+    /** Unsubscribes a channel that has had no local waiter for the whole linger. */
+    private void expire(String name, Channel c) {
+        synchronized (this) {
+            if (channels.get(name) != c || !c.queue.isEmpty() || closed) {
+                return;
+            }
+            channels.remove(name);
+        }
+        unsubscribe(name);
+    }
+
+    /** Fair mode: makes a waiter findable by its token, before its first attempt is sent. */
+    void register(String token, Waiter waiter) {
+        byToken.put(token, waiter);
+    }
+
+    void unregister(String token) {
+        byToken.remove(token);
+    }
+
+    /**
+     * Fair mode: passes a grant to the waiter of this client with that token. A waiter that is gone left the queue
+     * by a release of its token, which hands the lock on.
+     */
+    void assigned(String token, long fence, long arm) {
+        Waiter waiter = byToken.get(token);
+        if (waiter != null) {
+            waiter.assigned(fence, (int) arm);
         }
     }
 
@@ -112,12 +201,12 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         Waiter head;
         int queued;
         synchronized (this) {
-            Deque<Waiter> queue = queues.get(channel);
-            if (queue == null || queue.isEmpty()) {
+            Channel c = channels.get(channel);
+            if (c == null || c.queue.isEmpty()) {
                 return null;
             }
-            head = queue.peekFirst();
-            queued = queue.size();
+            head = c.queue.peekFirst();
+            queued = c.queue.size();
         }
         return head.reserve() ? new Candidate(head, queued) : null;
     }
@@ -126,19 +215,35 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     void wakeOne(String channel) {
         Waiter head;
         synchronized (this) {
-            Deque<Waiter> queue = queues.get(channel);
-            head = queue == null ? null : queue.peekFirst();
+            Channel c = channels.get(channel);
+            head = c == null ? null : c.queue.peekFirst();
         }
         if (head != null) {
             head.wake();
         }
     }
 
+    /** A wake-up was heard on the channel: counted, then passed to its head waiter. */
+    private void heard(String channel) {
+        synchronized (this) {
+            Channel c = channels.get(channel);
+            if (c != null) {
+                c.wakes++;
+            }
+        }
+        wakeOne(channel);
+    }
+
     @Override
     public void message(String channel, String message) {
-        // This client's own releases already woke its head waiter locally; the echo would cost a futile retry.
-        if (!instanceId.equals(message)) {
-            wakeOne(channel);
+        int fence = message.indexOf(':');
+        if (fence > 0) {
+            int arm = message.indexOf(':', fence + 1);
+            assigned(message.substring(0, fence), Long.parseLong(message.substring(fence + 1, arm)),
+                    Long.parseLong(message.substring(arm + 1)));
+        } else if (!instanceId.equals(message)) {
+            // This client's own releases already woke its head waiter locally; the echo would cost a futile retry.
+            heard(channel);
         }
     }
 
@@ -149,11 +254,15 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
 
     @Override
     public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress address) {
-        // Messages published while disconnected were lost: every head waiter retries after a reconnect.
-        List<Waiter> heads = new ArrayList<>();
+        // Messages published while disconnected were lost: every head waiter retries after a reconnect, and so
+        // does every fair waiter, since any of them may have been granted the lock meanwhile.
+        List<Waiter> heads = new ArrayList<>(byToken.values());
         synchronized (this) {
-            for (Deque<Waiter> queue : queues.values()) {
-                heads.add(queue.peekFirst());
+            for (Channel c : channels.values()) {
+                c.wakes++;
+                if (!c.queue.isEmpty()) {
+                    heads.add(c.queue.peekFirst());
+                }
             }
         }
         heads.forEach(Waiter::wake);
@@ -161,6 +270,11 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
 
     synchronized void close() {
         closed = true;
+        for (Channel c : channels.values()) {
+            if (c.linger != null) {
+                c.linger.cancel(false);
+            }
+        }
         if (connection != null) {
             connection.thenAccept(StatefulRedisPubSubConnection::closeAsync);
         }

@@ -62,7 +62,7 @@ final class QuorumLock extends LockBase {
     @Override
     public LockInfo inspect() {
         List<Fanout.Outcome<List<Object>>> outcomes = client.await(
-                Fanout.all(client.nodes(), node -> node.scripts().inspect(keys)), describe("inspect"));
+                Fanout.all(client.nodes(), node -> node.scripts().inspect(keys, false)), describe("inspect"));
         LockException failure = quorumFailure(outcomes, "inspect");
         if (failure != null) {
             throw failure;
@@ -94,7 +94,7 @@ final class QuorumLock extends LockBase {
     @Override
     public OptionalLong forceRelease() {
         List<Fanout.Outcome<Long>> outcomes = client.await(Fanout.all(client.nodes(),
-                node -> node.scripts().forceRelease(keys, node.instanceId())), describe("forced release"));
+                node -> node.scripts().forceRelease(keys, node.instanceId(), false)), describe("forced release"));
         client.eachConnected(node -> node.notifier().wakeOne(keys.channel()));
         LockException failure = quorumFailure(outcomes, "forced release");
         if (failure != null) {

@@ -29,10 +29,14 @@ final class RedisLease extends LeaseBase {
     boolean renewalInFlight;
 
     /**
-     * @param sentAt when the acquire request that won the lock was sent: the lease started no earlier
+     * @param leaseMillis   the lease that renewals set
+     * @param sentAt        when a request was sent that the grant came after: the lease started no earlier
+     * @param grantedMillis the lease the grant set (shorter than {@code leaseMillis} for a fair grant, which the
+     *                      first renewal extends)
      */
-    RedisLease(RedisLock lock, String token, long fence, long leaseMillis, boolean renewing, long sentAt, int acks) {
-        super(sentAt + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - drift(leaseMillis));
+    RedisLease(RedisLock lock, String token, long fence, long leaseMillis, boolean renewing, long sentAt, int acks,
+               long grantedMillis) {
+        super(sentAt + TimeUnit.MILLISECONDS.toNanos(grantedMillis) - drift(grantedMillis));
         this.lock = lock;
         this.replicas = lock.replicas();
         this.acks = acks;
@@ -44,7 +48,7 @@ final class RedisLease extends LeaseBase {
         this.leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
         // Clock-rate drift between this machine and Redis: 1 % of the lease plus 2 ms, as Redlock does.
         this.driftNanos = drift(leaseMillis);
-        this.nextRenewAt = sentAt + leaseNanos / 3;
+        this.nextRenewAt = sentAt + TimeUnit.MILLISECONDS.toNanos(grantedMillis) / 3;
     }
 
     @Override
@@ -69,6 +73,9 @@ final class RedisLease extends LeaseBase {
         }
         RedisLockClient client = lock.client();
         client.watchdog().unregister(this);
+        if (lock.fair()) {
+            return releaseFair(client);
+        }
         // A waiter of this client heads the queue: the release script may hand it the lock directly, saving its
         // acquire round trip, unless another client waits too.
         Notifier.Candidate next = client.notifier().reserveHead(keys.channel());
@@ -105,6 +112,28 @@ final class RedisLease extends LeaseBase {
         return status == 1L;
     }
 
+    /** Fair mode: the release script grants the lock to the oldest waiter itself, and tells it. */
+    private boolean releaseFair(RedisLockClient client) {
+        List<Object> reply;
+        try {
+            reply = client.await(lock.release(token), lock.describe("release"));
+        } catch (LockException e) {
+            released();
+            throw e;
+        }
+        long status = (Long) reply.get(0);
+        if (status == 0L) {
+            lose("it was found expired or taken on release");
+            return false;
+        }
+        released();
+        if (status == 1L) {
+            // No waiter was registered; one of this client may be about to register, and must try again.
+            client.notifier().wakeOne(keys.channel());
+        }
+        return true;
+    }
+
     @Override
     public String toString() {
         return "Lease{lock=" + lock.name() + ", fence=" + fence + ", held=" + isHeld() + "}";
@@ -120,7 +149,7 @@ final class RedisLease extends LeaseBase {
             return CompletableFuture.completedFuture(null);
         }
         lock.client().watchdog().unregister(this);
-        return lock.client().scripts().release(keys, token, lock.client().instanceId()).handle((reply, error) -> {
+        return lock.release(token).handle((reply, error) -> {
             released();
             if (error != null) {
                 LOG.warn("could not release abandoned lease of lock '{}'; it expires after {} ms: {}",

@@ -17,12 +17,36 @@ final class RedisLock extends LockBase {
     private final String name;
     private final LockKeys keys;
     private final Replicas replicas;
+    private final boolean fair;
 
     RedisLock(RedisLockClient client, String name, Replicas replicas) {
         this.client = client;
         this.name = name;
         this.keys = LockKeys.of(client.config().keyPrefix(), name);
         this.replicas = replicas;
+        this.fair = client.config().fair();
+    }
+
+    /** @return whether this lock grants in arrival order across clients (fair mode) */
+    boolean fair() {
+        return fair;
+    }
+
+    /**
+     * Releases the lock if this token holds it, in this lock's mode. In fair mode this also takes the token out of
+     * the queue, and a grant to a waiter of this client is passed to that waiter here (the script announces only
+     * grants to other clients).
+     */
+    CompletableFuture<List<Object>> release(String token) {
+        if (!fair) {
+            return client.scripts().release(keys, token, client.instanceId());
+        }
+        return client.scripts().releaseFair(keys, token, client.instanceId()).thenApply(reply -> {
+            if ((Long) reply.get(0) == 3L) {
+                client.notifier().assigned((String) reply.get(2), (Long) reply.get(1), (Long) reply.get(3));
+            }
+            return reply;
+        });
     }
 
     /** @return how many replicas must acknowledge this lock's grants and renewals */
@@ -33,6 +57,9 @@ final class RedisLock extends LockBase {
     @Override
     public DistributedLock withReplicaAcks(int replicas, Duration timeout) {
         Require.replicaAcks(replicas, timeout, client.config().commandTimeout());
+        if (fair && replicas > 0) {
+            throw new UnsupportedOperationException("replica acknowledgements are not supported in fair mode");
+        }
         if (client.cluster() && replicas > 0) {
             throw new UnsupportedOperationException("replica acknowledgements are not supported with a cluster");
         }
@@ -60,14 +87,14 @@ final class RedisLock extends LockBase {
 
     @Override
     public LockInfo inspect() {
-        List<Object> reply = client.await(client.scripts().inspect(keys), describe("inspect"));
+        List<Object> reply = client.await(client.scripts().inspect(keys, fair), describe("inspect"));
         return new LockInfo(name, (Long) reply.get(0) == 1L, Duration.ofMillis((Long) reply.get(1)),
                 (Long) reply.get(2), ((Long) reply.get(3)).intValue());
     }
 
     @Override
     public OptionalLong forceRelease() {
-        long fence = client.await(client.scripts().forceRelease(keys, client.instanceId()),
+        long fence = client.await(client.scripts().forceRelease(keys, client.instanceId(), fair),
                 describe("forced release"));
         client.notifier().wakeOne(keys.channel());
         return fence == 0 ? OptionalLong.empty() : OptionalLong.of(fence);

@@ -73,7 +73,7 @@ public final class RedisLockClient implements LockClient {
         });
         this.callbacks = new CallbackPool(prefix + "-callback");
         this.scripts = new Scripts(link);
-        this.notifier = new Notifier(link, instanceId);
+        this.notifier = new Notifier(link, instanceId, scheduler);
         this.watchdog = new Watchdog(scheduler, config.ticker(), scripts, link.cluster());
         // Lettuce's own timeout fires first; this bound only guards against a future that never completes.
         this.awaitNanos = config.commandTimeout().toNanos() * 2 + TimeUnit.SECONDS.toNanos(1);

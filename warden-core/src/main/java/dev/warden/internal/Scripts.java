@@ -18,6 +18,10 @@ final class Scripts {
     /** How much longer than the holder's TTL a waiter's registration lasts. */
     static final long WAITER_SLACK_MS = 2_000;
 
+    /** Fair mode: how long a waiter's registration lives unless the waiter renews it. */
+    static final long REGISTRATION_LIFE_MS = 3_000;
+
+    private static final String LIFE = Long.toString(REGISTRATION_LIFE_MS);
     private static final String RETENTION = Long.toString(FENCE_RETENTION_MS);
     private static final String SLACK = Long.toString(WAITER_SLACK_MS);
 
@@ -46,6 +50,23 @@ final class Scripts {
                 token, Long.toString(leaseMillis), registerWaiter ? "1" : "0", RETENTION, SLACK);
     }
 
+    /**
+     * Fair mode's acquire: as {@link #acquire}, but a waiter joins the lock's queue, and a free lock goes to the
+     * queue's oldest live waiter. Also returns {1, fence, ms left} when a release granted the lock to this token
+     * already, and {0, -1} when the lock is free but older waiters come first.
+     *
+     * @param arm         the number of this attempt, which a release that grants the lock names
+     * @param grantMillis the lease a release grants this waiter
+     * @param clientId    the calling client's id: a release by the same client announces no grant to it
+     */
+    CompletableFuture<List<Object>> acquireFair(LockKeys keys, String token, long leaseMillis, boolean waits,
+                                                int arm, long grantMillis, String clientId) {
+        return run(acquire, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.waiters(), keys.queue(), keys.registrations()},
+                token, Long.toString(leaseMillis), waits ? "1" : "0", RETENTION, SLACK, "1", Integer.toString(arm),
+                Long.toString(grantMillis), LIFE, clientId);
+    }
+
     /** As {@link #acquire}, followed in the same round trip by {@code WAIT}. */
     CompletableFuture<Acked<List<Object>>> acquire(LockKeys keys, String token, long leaseMillis,
                                                    boolean registerWaiter, Replicas replicas) {
@@ -69,6 +90,16 @@ final class Scripts {
                 Integer.toString(localWaiters), publish);
     }
 
+    /**
+     * Fair mode's release: also removes the token from the queue (for a waiter that gives up), and grants the lock
+     * to the oldest live waiter: returns {3, fence, its token, its attempt number} then, else as {@link #release}.
+     */
+    CompletableFuture<List<Object>> releaseFair(LockKeys keys, String token, String message) {
+        return run(release, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.waiters(), keys.queue(), keys.registrations()},
+                token, RETENTION, keys.channel(), message, "", "0", "0", publish, "1");
+    }
+
     /** Returns one 1 (renewed) or 0 (lost) per key; {@code args} holds a token and a lease in ms per key. */
     CompletableFuture<List<Object>> renew(String[] keys, String[] args) {
         return run(renew, ScriptOutputType.MULTI, keys, args);
@@ -87,14 +118,17 @@ final class Scripts {
         return run(raiseFence, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token, Long.toString(fence));
     }
 
-    /** Returns {held, remaining ms, last fence, live waiter registrations}. */
-    CompletableFuture<List<Object>> inspect(LockKeys keys) {
-        return run(inspect, ScriptOutputType.MULTI, new String[] {keys.lock(), keys.waiters()});
+    /** Returns {held, remaining ms, last fence, live waiter registrations}, counting fair mode's if asked. */
+    CompletableFuture<List<Object>> inspect(LockKeys keys, boolean fair) {
+        return run(inspect, ScriptOutputType.MULTI, fair
+                ? new String[] {keys.lock(), keys.waiters(), keys.registrations()}
+                : new String[] {keys.lock(), keys.waiters()});
     }
 
-    /** Returns the removed holder's fence, or 0 if the lock was free. */
-    CompletableFuture<Long> forceRelease(LockKeys keys, String message) {
-        return run(forceRelease, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
+    /** Returns the removed holder's fence, or 0 if the lock was free; wakes the waiters of either mode. */
+    CompletableFuture<Long> forceRelease(LockKeys keys, String message, boolean fair) {
+        return run(forceRelease, ScriptOutputType.INTEGER,
+                new String[] {keys.lock(), fair ? keys.queue() : keys.waiters()},
                 RETENTION, keys.channel(), message, publish);
     }
 

@@ -3,20 +3,51 @@
 -- KEYS[2] waiters: a sorted set of waiting tokens scored by when their registration expires (server ms).
 -- ARGV[1] owner token, ARGV[2] lease ms, ARGV[3] "1" if the caller waits (registers when held),
 -- ARGV[4] fence retention ms, ARGV[5] how much longer than the holder's TTL a registration lasts.
--- Returns {1, fence} when acquired, {0, holder's PTTL} when held by another token.
+-- Fair mode only: KEYS[3] queue, a sorted set of waiting tokens by arrival; KEYS[4] registrations, a hash of
+-- token -> "<live until ms>:<grant ms>:<arm>:<client>"; ARGV[6] "1", ARGV[7] the caller's arm (attempt) number,
+-- ARGV[8] the lease ms a release grants it, ARGV[9] how long a registration lives, ARGV[10] the caller's client id.
+-- Returns {1, fence, lease ms} when acquired (in fair mode also when a release granted it to this token already,
+-- with the lease left), {0, holder's PTTL} when held by another token (-1: free, but earlier waiters come first).
 if redis.replicate_commands then redis.replicate_commands() end
+local fair = ARGV[6] == '1'
+
+local function clock()
+  local now = redis.call('TIME')
+  return tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), tonumber(now[1]) * 1000000 + tonumber(now[2])
+end
+
+-- Fair mode: join the queue at its tail (once), and prove this waiter alive for another registration life.
+local function register()
+  local ms, us = clock()
+  if not redis.call('ZSCORE', KEYS[3], ARGV[1]) then
+    local tail = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
+    redis.call('ZADD', KEYS[3], math.max(us, tail[2] and tonumber(tail[2]) + 1 or 0), ARGV[1])
+  end
+  local life = tonumber(ARGV[9])
+  redis.call('HSET', KEYS[4], ARGV[1], (ms + life) .. ':' .. ARGV[8] .. ':' .. ARGV[7] .. ':' .. ARGV[10])
+  redis.call('PEXPIRE', KEYS[3], life)
+  redis.call('PEXPIRE', KEYS[4], life)
+end
+
 local current = redis.call('GET', KEYS[1])
 local last = 0
 if current then
-  local fence = string.match(current, '^(%d+):')
+  local fence, owner = string.match(current, '^(%d+):(.+)$')
   if fence then
     local ttl = redis.call('PTTL', KEYS[1])
+    if fair and owner == ARGV[1] then
+      return {1, tonumber(fence), ttl}
+    end
     if ARGV[3] == '1' then
-      local now = redis.call('TIME')
-      local life = math.max(ttl, 0) + tonumber(ARGV[5])
-      redis.call('ZADD', KEYS[2], tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) + life, ARGV[1])
-      if redis.call('PTTL', KEYS[2]) < life then
-        redis.call('PEXPIRE', KEYS[2], life)
+      if fair then
+        register()
+      else
+        local ms = clock()
+        local life = math.max(ttl, 0) + tonumber(ARGV[5])
+        redis.call('ZADD', KEYS[2], ms + life, ARGV[1])
+        if redis.call('PTTL', KEYS[2]) < life then
+          redis.call('PEXPIRE', KEYS[2], life)
+        end
       end
     end
     return {0, ttl}
@@ -27,12 +58,28 @@ if current then
   end
   last = tonumber(fence)
 end
--- A waiter that gets the lock stops waiting; the set goes with its last member.
-if ARGV[3] == '1' and redis.call('ZREM', KEYS[2], ARGV[1]) == 1 and redis.call('ZCARD', KEYS[2]) == 0 then
+if fair then
+  -- The lock is free, which in fair mode means its holder expired: the oldest live registration takes it next.
+  local ms = clock()
+  while true do
+    local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+    if not head or head == ARGV[1] then break end
+    local entry = redis.call('HGET', KEYS[4], head)
+    if entry and tonumber(string.match(entry, '^(%d+)')) > ms then
+      if ARGV[3] == '1' then register() end
+      return {0, -1}
+    end
+    redis.call('ZREM', KEYS[3], head)
+    redis.call('HDEL', KEYS[4], head)
+  end
+  redis.call('ZREM', KEYS[3], ARGV[1])
+  redis.call('HDEL', KEYS[4], ARGV[1])
+elseif ARGV[3] == '1' and redis.call('ZREM', KEYS[2], ARGV[1]) == 1 and redis.call('ZCARD', KEYS[2]) == 0 then
+  -- A waiter that gets the lock stops waiting; the set goes with its last member.
   redis.call('DEL', KEYS[2])
 end
 -- Fencing tokens: max(last + 1, server time in microseconds), so they keep rising even after the key was lost.
-local now = redis.call('TIME')
-local fence = math.max(last + 1, tonumber(now[1]) * 1000000 + tonumber(now[2]))
+local _, us = clock()
+local fence = math.max(last + 1, us)
 redis.call('SET', KEYS[1], string.format('%.0f', fence) .. ':' .. ARGV[1], 'PX', ARGV[2])
-return {1, fence}
+return {1, fence, tonumber(ARGV[2])}

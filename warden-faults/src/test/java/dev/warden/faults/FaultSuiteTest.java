@@ -41,7 +41,12 @@ class FaultSuiteTest {
     }
 
     private FaultRun.Report warden(String name, List<Fault> faults, String topology) throws Exception {
-        FaultRun.Report report = run(dir, name, faults, "warden-renewed", LEASE, 20, topology);
+        return warden(name, faults, topology, "warden-renewed");
+    }
+
+    private FaultRun.Report warden(String name, List<Fault> faults, String topology, String lockKind)
+            throws Exception {
+        FaultRun.Report report = run(dir, name, faults, lockKind, LEASE, 20, topology);
         assertThat(report.violations()).as(report.summary()).isEmpty();
         assertThat(report.acquisitions()).as(report.summary()).isGreaterThan(50);
         if (!faults.isEmpty()) {
@@ -86,6 +91,12 @@ class FaultSuiteTest {
     void allFaultsMixed() throws Exception {
         warden("mixed", List.of(Fault.CLIENT_STALL, Fault.SERVER_PAUSE, Fault.SERVER_RESTART, Fault.CONNECTION_KILL,
                 Fault.LATENCY));
+    }
+
+    @Test
+    void fairModeUnderAllFaultsMixed() throws Exception {
+        warden("fair-mixed", List.of(Fault.CLIENT_STALL, Fault.SERVER_PAUSE, Fault.SERVER_RESTART,
+                Fault.CONNECTION_KILL, Fault.LATENCY), "single", "warden-fair");
     }
 
     @Test

@@ -15,7 +15,7 @@ import java.util.Random;
  * one line of the history file, with System.nanoTime stamps (CLOCK_MONOTONIC, shared by every process on Linux).
  *
  * <p>Arguments: lockSpec (topology|uris) storeUri historyFile workerId threads seconds leaseMs holdMaxMs names lockKind seed,
- * where lockKind is warden-renewed, warden-fixed, naive-del or naive-getset.
+ * where lockKind is warden-renewed, warden-fair (renewed, in fair mode), warden-fixed, naive-del or naive-getset.
  */
 public final class FaultWorker {
     private FaultWorker() {
@@ -72,8 +72,9 @@ public final class FaultWorker {
 
     private static LocksUnderTest open(String kind, String uri, Duration lease) {
         return switch (kind) {
-            case "warden-renewed" -> new WardenLocks(uri, lease, true);
-            case "warden-fixed" -> new WardenLocks(uri, lease, false);
+            case "warden-renewed" -> new WardenLocks(uri, lease, true, false);
+            case "warden-fair" -> new WardenLocks(uri, lease, true, true);
+            case "warden-fixed" -> new WardenLocks(uri, lease, false, false);
             case "naive-del" -> new NaiveLocks(uri.split("\\|")[1], lease, NaiveLocks.Flaw.DEL);
             case "naive-getset" -> new NaiveLocks(uri.split("\\|")[1], lease, NaiveLocks.Flaw.GET_SET);
             default -> throw new IllegalArgumentException("unknown lock kind: " + kind);

@@ -6,7 +6,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Warden: renewed leases, or fixed leases that expire when a hold outlasts them. */
+/** Warden: renewed leases (in the default or fair mode), or fixed leases that expire when a hold outlasts them. */
 final class WardenLocks implements LocksUnderTest {
     private final LockClient client;
     private final Duration lease;
@@ -15,9 +15,9 @@ final class WardenLocks implements LocksUnderTest {
     /**
      * @param spec the lock servers, as {@link LockTarget#spec()} gives them
      */
-    WardenLocks(String spec, Duration lease, boolean renewed) {
+    WardenLocks(String spec, Duration lease, boolean renewed, boolean fair) {
         this.client = LockClient.create(LockTarget.configure(spec)
-                .defaultLease(lease).commandTimeout(Duration.ofMillis(500)).build());
+                .defaultLease(lease).commandTimeout(Duration.ofMillis(500)).fair(fair).build());
         this.lease = lease;
         this.renewed = renewed;
     }

@@ -1,0 +1,219 @@
+package dev.warden;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fair mode against a real Redis: grants in arrival order across clients, by the release itself, and what a waiter
+ * that died or gave up costs the others. A dead waiter is simulated by the registration it leaves behind.
+ */
+class FairModeTest extends RedisTestSupport {
+
+    private LockClient fairClient() {
+        return client(b -> b.fair(true));
+    }
+
+    /** Waits until the lock has this many live fair registrations, so that arrival order is known. */
+    private static void awaitWaiters(DistributedLock lock, int waiters) throws InterruptedException {
+        assertThat(eventually(Duration.ofSeconds(5), () -> lock.inspect().waiters() == waiters))
+                .as("waiters of " + lock.name()).isTrue();
+    }
+
+    /** Writes the queue entry a waiter leaves behind when its process dies, live for {@code liveMillis} more. */
+    private static void registerGhost(String name, String token, long liveMillis, long grantMillis) {
+        List<?> time = (List<?>) server.call("TIME");
+        long nowMs = Long.parseLong(time.get(0).toString()) * 1000 + Long.parseLong(time.get(1).toString()) / 1000;
+        long arrival = nowMs * 1000;
+        server.call("ZADD", "test:{" + name + "}:q", Long.toString(arrival), token);
+        server.call("HSET", "test:{" + name + "}:r", token, (nowMs + liveMillis) + ":" + grantMillis + ":0:ghost");
+        server.call("PEXPIRE", "test:{" + name + "}:q", "10000");
+        server.call("PEXPIRE", "test:{" + name + "}:r", "10000");
+    }
+
+    /**
+     * Queues one live waiter in another client behind whatever is queued, releases the holder, and returns how long
+     * that waiter then took to get the lock.
+     */
+    private Duration handoff(String name, Lease holder) throws Exception {
+        CompletableFuture<Lease> waiter = fairClient().lock(name).acquireAsync(Duration.ofSeconds(20));
+        awaitWaiters(fairClient().lock(name), 1);
+        long t0 = System.nanoTime();
+        holder.release();
+        waiter.get(10, TimeUnit.SECONDS).release();
+        return Duration.ofNanos(System.nanoTime() - t0);
+    }
+
+    @Test
+    void waitersOfDifferentClientsGetTheLockInArrivalOrder() throws Exception {
+        String name = uniqueName();
+        DistributedLock observer = fairClient().lock(name);
+        Lease holder = fairClient().lock(name).tryAcquire().orElseThrow();
+        List<CompletableFuture<Lease>> waiters = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            waiters.add(fairClient().lock(name).acquireAsync(Duration.ofSeconds(20)));
+            awaitWaiters(observer, i + 1);
+        }
+        holder.release();
+        for (int i = 0; i < 3; i++) {
+            Lease lease = waiters.get(i).get(10, TimeUnit.SECONDS);
+            for (int j = i + 1; j < 3; j++) {
+                assertThat(waiters.get(j)).as("waiter %d while %d holds", j, i).isNotDone();
+            }
+            lease.release();
+        }
+    }
+
+    @Test
+    void aGrantReachesAWaiterOfAnotherClientWithoutAFurtherRequest() throws Exception {
+        String name = uniqueName();
+        Lease holder = fairClient().lock(name).tryAcquire().orElseThrow();
+        CompletableFuture<Lease> waiter = fairClient().lock(name).acquireAsync(Duration.ofSeconds(20));
+        awaitWaiters(fairClient().lock(name), 1);
+        // Well inside the waiter's one-second renewal of its registration, so the only script is the release.
+        Thread.sleep(100);
+        server.call("CONFIG", "RESETSTAT");
+        holder.release();
+        Lease lease = waiter.get(5, TimeUnit.SECONDS);
+        assertThat(scriptCalls()).isEqualTo(1);
+        assertThat(calls("publish")).isEqualTo(1);
+        assertThat(lease.fencingToken()).isGreaterThan(holder.fencingToken());
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(lease.release()).isTrue();
+    }
+
+    @Test
+    void aTryNeverTakesAFreeLockThatALiveWaiterIsQueuedFor() throws Exception {
+        String name = uniqueName();
+        registerGhost(name, "ghost", 1500, 5000);
+        DistributedLock lock = fairClient().lock(name);
+        assertThat(lock.tryAcquire()).isEmpty();
+        assertThat(lock.inspect().waiters()).isEqualTo(1);
+        // Once the registration has run out, the lock is free for anyone again.
+        assertThat(eventually(Duration.ofSeconds(6), () -> lock.tryAcquire().map(Lease::release).orElse(false)))
+                .isTrue();
+    }
+
+    @Test
+    void aGrantToAWaiterThatDiedHoldsTheLockOnlyForItsGrantWindow() throws Exception {
+        String name = uniqueName();
+        Lease holder = fairClient().lock(name).tryAcquire().orElseThrow();
+        registerGhost(name, "ghost", 3000, 2000);
+        CompletableFuture<Lease> waiter = fairClient().lock(name).acquireAsync(Duration.ofSeconds(20));
+        awaitWaiters(fairClient().lock(name), 2);
+        long t0 = System.nanoTime();
+        holder.release();
+        Thread.sleep(1000);
+        assertThat(waiter).as("the ghost holds the lock for its 2 s").isNotDone();
+        Lease lease = waiter.get(10, TimeUnit.SECONDS);
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isBetween(Duration.ofMillis(1900), Duration.ofSeconds(6));
+        lease.release();
+    }
+
+    @Test
+    void releaseSkipsAWaiterWhoseRegistrationRanOut() throws Exception {
+        String name = uniqueName();
+        Lease holder = fairClient().lock(name).tryAcquire().orElseThrow();
+        registerGhost(name, "ghost", -1, 5000);
+        assertThat(handoff(name, holder)).isLessThan(Duration.ofMillis(900));
+    }
+
+    @Test
+    void aWaiterThatGivesUpLeavesTheQueueSoTheNextIsNotHeldUp() throws Exception {
+        String name = uniqueName();
+        Lease holder = fairClient().lock(name).tryAcquire().orElseThrow();
+        assertThat(fairClient().lock(name).tryAcquire(Duration.ofMillis(300))).isEmpty();
+        // Had the first waiter stayed registered, the grant would have gone to it and held the lock for 5 s.
+        assertThat(handoff(name, holder)).isLessThan(Duration.ofMillis(900));
+    }
+
+    @Test
+    void aShortGrantIsExtendedToTheWholeLeaseByTheWatchdog() throws Exception {
+        String name = uniqueName();
+        Lease holder = fairClient().lock(name).tryAcquire().orElseThrow();
+        CompletableFuture<Lease> waiter = fairClient().lock(name).acquireAsync(Duration.ofSeconds(20));
+        awaitWaiters(fairClient().lock(name), 1);
+        holder.release();
+        Lease lease = waiter.get(5, TimeUnit.SECONDS);
+        long granted = (Long) server.call("PTTL", "test:{" + name + "}");
+        assertThat(granted).isBetween(1L, 5000L);
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("PTTL", "test:{" + name + "}") > 20_000))
+                .isTrue();
+        assertThat(lease.remaining()).isGreaterThan(Duration.ofSeconds(20));
+        assertThat(lease.release()).isTrue();
+    }
+
+    @Test
+    void threadsOfSeveralClientsTakeStrictTurns() throws Exception {
+        String name = uniqueName();
+        int clients = 3;
+        int threadsPerClient = 2;
+        int rounds = 30;
+        int threads = clients * threadsPerClient;
+        int[] sequence = new int[threads * rounds];
+        AtomicInteger at = new AtomicInteger();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger failures = new AtomicInteger();
+        List<Thread> workers = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            LockClient client = fairClient();
+            for (int t = 0; t < threadsPerClient; t++) {
+                int id = c * threadsPerClient + t;
+                Thread worker = new Thread(() -> {
+                    try {
+                        for (int i = 0; i < rounds; i++) {
+                            try (Lease lease = client.lock(name).tryAcquire(Duration.ofSeconds(20)).orElseThrow()) {
+                                if (inside.incrementAndGet() != 1) {
+                                    overlaps.incrementAndGet();
+                                }
+                                sequence[at.getAndIncrement()] = id;
+                                inside.decrementAndGet();
+                            }
+                        }
+                    } catch (Exception e) {
+                        failures.incrementAndGet();
+                    }
+                });
+                workers.add(worker);
+                worker.start();
+            }
+        }
+        for (Thread worker : workers) {
+            worker.join(60_000);
+        }
+        assertThat(failures.get()).isZero();
+        assertThat(overlaps.get()).isZero();
+        assertThat(at.get()).isEqualTo(threads * rounds);
+        // Once every thread has queued, each one that releases queues again behind all the others.
+        int longest = 0;
+        int run = 0;
+        for (int i = threads; i < sequence.length - threads; i++) {
+            run = sequence[i] == sequence[i - 1] ? run + 1 : 1;
+            longest = Math.max(longest, run);
+        }
+        assertThat(longest).as("longest run of one thread").isEqualTo(1);
+    }
+
+    @Test
+    void fairModeRefusesAQuorumAndReplicaAcknowledgements() {
+        assertThatThrownBy(() -> LockConfig.builder().quorum("redis://127.0.0.1:1", "redis://127.0.0.1:2",
+                "redis://127.0.0.1:3").fair(true).build())
+                .isInstanceOf(IllegalStateException.class).hasMessage("fair mode is not supported with a quorum");
+        assertThatThrownBy(() -> LockConfig.builder().redisUri(server.uri()).replicaAcks(1, Duration.ofMillis(100))
+                .fair(true).build())
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessage("fair mode is not supported with replicaAcks: 1");
+        assertThatThrownBy(() -> fairClient().lock("x").withReplicaAcks(1, Duration.ofMillis(100)))
+                .isInstanceOf(UnsupportedOperationException.class);
+        assertThat(fairClient().lock(uniqueName()).tryAcquire().map(Lease::release)).isEqualTo(Optional.of(true));
+    }
+}
