@@ -152,11 +152,24 @@ public final class Bench {
         String resource = "/META-INF/maven/" + group + "/" + artifact + "/pom.properties";
         try (var in = Bench.class.getResourceAsStream(resource)) {
             if (in == null) {
-                return "?";
+                return bundledVersion(artifact);
             }
             java.util.Properties properties = new java.util.Properties();
             properties.load(in);
             return properties.getProperty("version", "?");
+        } catch (java.io.IOException e) {
+            return "?";
+        }
+    }
+
+    /** The version of a jar that has no pom.properties, as the bench's build recorded it; "?" if unknown. */
+    private static String bundledVersion(String artifact) {
+        try (var in = Bench.class.getResourceAsStream("versions.properties")) {
+            java.util.Properties properties = new java.util.Properties();
+            if (in != null) {
+                properties.load(in);
+            }
+            return properties.getProperty(artifact, "?");
         } catch (java.io.IOException e) {
             return "?";
         }

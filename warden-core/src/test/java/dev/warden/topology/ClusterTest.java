@@ -89,6 +89,42 @@ class ClusterTest {
     }
 
     @Test
+    void fairWaitersOnEveryNodeGetTheLocksInArrivalOrder() throws Exception {
+        LockClient a = client(Duration.ofSeconds(30), true);
+        LockClient b = client(Duration.ofSeconds(30), true);
+        LockClient c = client(Duration.ofSeconds(30), true);
+        List<Lease> held = new ArrayList<>();
+        List<CompletableFuture<Lease>> first = new ArrayList<>();
+        List<CompletableFuture<Lease>> second = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            held.add(a.lock("fair-" + i).tryAcquire().orElseThrow());
+            first.add(b.lock("fair-" + i).acquireAsync(Duration.ofSeconds(20)));
+        }
+        for (int i = 0; i < 6; i++) {
+            DistributedLock lock = c.lock("fair-" + i);
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (lock.inspect().waiters() < 1 && System.nanoTime() - end < 0) {
+                Thread.sleep(10);
+            }
+            second.add(lock.acquireAsync(Duration.ofSeconds(20)));
+        }
+        Thread.sleep(300);
+        held.forEach(Lease::release);
+        List<Lease> taken = new ArrayList<>();
+        for (CompletableFuture<Lease> future : first) {
+            taken.add(future.get(10, TimeUnit.SECONDS));
+        }
+        assertThat(second).noneMatch(CompletableFuture::isDone);
+        taken.forEach(Lease::release);
+        for (CompletableFuture<Lease> future : second) {
+            assertThat(future.get(10, TimeUnit.SECONDS).release()).isTrue();
+        }
+        RedisServer node = cluster.nodes().get(0);
+        assertThat(node.call("CLUSTER", "KEYSLOT", "warden:{fair-1}:q"))
+                .isEqualTo(node.call("CLUSTER", "KEYSLOT", "warden:{fair-1}"));
+    }
+
+    @Test
     void theWatchdogRenewsLeasesOnEveryNode() throws InterruptedException {
         LockClient a = client(Duration.ofMillis(600));
         List<Lease> leases = new ArrayList<>();
@@ -129,8 +165,12 @@ class ClusterTest {
     }
 
     private LockClient client(Duration lease) {
+        return client(lease, false);
+    }
+
+    private LockClient client(Duration lease, boolean fair) {
         LockClient client = LockClient.create(LockConfig.builder().cluster(cluster.seedUri())
-                .defaultLease(lease).commandTimeout(Duration.ofSeconds(2)).build());
+                .defaultLease(lease).commandTimeout(Duration.ofSeconds(2)).fair(fair).build());
         clients.add(client);
         return client;
     }
