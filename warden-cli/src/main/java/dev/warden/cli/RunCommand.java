@@ -20,7 +20,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import sun.misc.Signal;
 
 /**
- * {@code warden run NAME [--wait D] [--lease D] [--grace D] -- CMD [ARGS...]}: runs a command while holding a lock,
+ * {@code warden run NAME [--wait D] [--lease D] [--grace D] [--fair] -- CMD [ARGS...]}: runs a command while holding a lock,
  * like flock(1) across machines.
  */
 @Command(name = "run", description = {"Run a command while holding a lock; the lock is released when it exits.",
@@ -52,6 +52,10 @@ final class RunCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE})")
     Duration grace;
 
+    @Option(names = "--fair", description = "wait in a queue shared by every fair waiter of this lock, first come "
+            + "first served (all users of one lock name must agree)")
+    boolean fair;
+
     @Spec
     CommandSpec spec;
 
@@ -66,7 +70,7 @@ final class RunCommand implements Callable<Integer> {
         main = Thread.currentThread();
         handle("INT");
         handle("TERM");
-        try (LockClient client = LockClient.create(common.config().defaultLease(lease).build())) {
+        try (LockClient client = LockClient.create(common.config().defaultLease(lease).fair(fair).build())) {
             Optional<Lease> acquired;
             try {
                 acquired = client.lock(name).tryAcquire(wait);

@@ -2,6 +2,7 @@ package dev.warden.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.warden.DistributedLock;
 import dev.warden.Lease;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
@@ -90,6 +91,32 @@ class RunCommandIT {
             assertThat(Long.parseLong(start[1])).isGreaterThanOrEqualTo(previousEnd);
             previousEnd = Long.parseLong(end[1]);
         }
+    }
+
+    @Test
+    void fairRunsGetTheLockInTheOrderTheyStartedWaiting(@TempDir Path dir) throws Exception {
+        String name = name();
+        Path order = dir.resolve("order");
+        try (LockClient fair = LockClient.create(LockConfig.builder().redisUri(server.uri()).fair(true).build())) {
+            DistributedLock lock = fair.lock(name);
+            Lease holder = lock.tryAcquire().orElseThrow();
+            List<Cli.Running> runs = new ArrayList<>();
+            for (String id : List.of("first", "second", "third")) {
+                runs.add(Cli.start(Map.of(), "run", name, "--redis", server.uri(), "--wait", "60s", "--fair", "--",
+                        "sh", "-c", "echo " + id + " >> " + order));
+                int queued = runs.size();
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (lock.inspect().waiters() < queued && System.nanoTime() - end < 0) {
+                    Thread.sleep(20);
+                }
+                assertThat(lock.inspect().waiters()).isEqualTo(queued);
+            }
+            holder.release();
+            for (Cli.Running run : runs) {
+                assertThat(Cli.finish(run).exit()).isZero();
+            }
+        }
+        assertThat(Files.readAllLines(order, StandardCharsets.UTF_8)).containsExactly("first", "second", "third");
     }
 
     @Test

@@ -5,7 +5,6 @@ import dev.warden.LockConnectionException;
 import dev.warden.LockException;
 import dev.warden.LockReplicationException;
 import dev.warden.LockTimeoutException;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -37,6 +36,11 @@ final class Acquisition implements Notifier.Waiter {
      * registration holds the lock briefly; the watchdog extends it to the full lease.
      */
     static final long FAIR_GRANT_MILLIS = 5_000;
+    /**
+     * Fair mode: how many tries' send times are kept. Tries are sequential, so a grant names the last try or the
+     * one before; a grant that reaches a waiter later than that is also seen by the waiter's own next try.
+     */
+    private static final int ARMS_KEPT = 4;
 
     final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
     private final RedisLock lock;
@@ -59,7 +63,8 @@ final class Acquisition implements Notifier.Waiter {
     private boolean reserved;
     private boolean claimed;
     private boolean registered;
-    private long[] armSentAt = new long[4];
+    /** Fair mode: when the last tries were sent, by try number modulo {@link #ARMS_KEPT}. */
+    private final long[] armSentAt = new long[ARMS_KEPT];
     private int arms;
 
     /**
@@ -117,11 +122,8 @@ final class Acquisition implements Notifier.Waiter {
             }
             sentAt = client.ticker().read();
             if (fair) {
-                arm = arms;
-                if (arm == armSentAt.length) {
-                    armSentAt = Arrays.copyOf(armSentAt, arm * 2);
-                }
-                armSentAt[arms++] = sentAt;
+                arm = arms++;
+                armSentAt[arm % ARMS_KEPT] = sentAt;
                 registered |= waits;
             }
         }
@@ -254,15 +256,21 @@ final class Acquisition implements Notifier.Waiter {
 
     @Override
     public void assigned(long fence, int arm) {
-        long sentAt;
+        long sentAt = 0;
+        boolean known;
         synchronized (this) {
-            if (arm < 0 || arm >= arms) {
-                LOG.warn("grant of lock '{}' names attempt {} of {}; ignored", lock.name(), arm, arms);
-                return;
+            known = arm >= 0 && arm < arms && arm >= arms - ARMS_KEPT;
+            if (known) {
+                sentAt = armSentAt[arm % ARMS_KEPT];
             }
-            sentAt = armSentAt[arm];
         }
-        grant(fence, sentAt, grantMillis, 0);
+        if (known) {
+            grant(fence, sentAt, grantMillis, 0);
+        } else {
+            // Too old to date: the next try finds the lock held by this token and reports its remaining lease.
+            LOG.debug("grant of lock '{}' names try {} of {}; trying again", lock.name(), arm, arms);
+            wake();
+        }
     }
 
     /**
