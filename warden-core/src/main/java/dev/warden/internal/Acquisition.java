@@ -256,19 +256,19 @@ final class Acquisition implements Notifier.Waiter {
 
     @Override
     public void assigned(long fence, int arm) {
-        long sentAt = 0;
+        long sentAt;
+        int sent;
         boolean known;
         synchronized (this) {
-            known = arm >= 0 && arm < arms && arm >= arms - ARMS_KEPT;
-            if (known) {
-                sentAt = armSentAt[arm % ARMS_KEPT];
-            }
+            sent = arms;
+            known = arm >= 0 && arm < sent && arm >= sent - ARMS_KEPT;
+            sentAt = known ? armSentAt[arm % ARMS_KEPT] : 0;
         }
         if (known) {
             grant(fence, sentAt, grantMillis, 0);
         } else {
             // Too old to date: the next try finds the lock held by this token and reports its remaining lease.
-            LOG.debug("grant of lock '{}' names try {} of {}; trying again", lock.name(), arm, arms);
+            LOG.debug("grant of lock '{}' names try {} of {}; trying again", lock.name(), arm, sent);
             wake();
         }
     }
@@ -351,11 +351,7 @@ final class Acquisition implements Notifier.Waiter {
             // The script may have run although no answer came back: release by token so the lock is not held
             // until its lease ends by nobody. (A fair waiter does so when it leaves the queue.)
             try {
-                lock.release(token).whenComplete((reply, e) -> {
-                    if (e != null) {
-                        LOG.debug("clean-up of failed acquire of '{}' failed: {}", lock.name(), e.toString());
-                    }
-                });
+                releaseInBackground("clean-up of failed acquire");
             } catch (RuntimeException e) {
                 failure.addSuppressed(e);
             }
@@ -381,17 +377,26 @@ final class Acquisition implements Notifier.Waiter {
         }
         if (deregister) {
             // A fair waiter that gives up leaves the server's queue; if a grant reached its token meanwhile, this
-            // release passes the lock on.
+            // release passes the lock on. If it fails, the registration expires.
             try {
-                lock.release(token).whenComplete((reply, e) -> {
-                    if (e != null) {
-                        LOG.debug("leaving the queue of '{}' failed; the registration expires: {}", lock.name(),
-                                e.toString());
-                    }
-                });
+                releaseInBackground("leaving the queue");
             } catch (RuntimeException e) {
-                LOG.debug("leaving the queue of '{}' failed; the registration expires: {}", lock.name(), e.toString());
+                LOG.debug("leaving the queue of '{}' failed: {}", lock.name(), e.toString());
             }
         }
+    }
+
+    /**
+     * Releases by this acquisition's token, in the background: a clean-up nobody waits for. A failure is logged
+     * only, since the lock (or registration) then expires on its own.
+     *
+     * @throws RuntimeException if the request cannot even be sent
+     */
+    private void releaseInBackground(String purpose) {
+        lock.release(token).whenComplete((reply, e) -> {
+            if (e != null) {
+                LOG.debug("{} of '{}' failed: {}", purpose, lock.name(), e.toString());
+            }
+        });
     }
 }

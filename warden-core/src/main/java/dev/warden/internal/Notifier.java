@@ -225,13 +225,17 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
 
     /** A wake-up was heard on the channel: counted, then passed to its head waiter. */
     private void heard(String channel) {
+        Waiter head = null;
         synchronized (this) {
             Channel c = channels.get(channel);
             if (c != null) {
                 c.wakes++;
+                head = c.queue.peekFirst();
             }
         }
-        wakeOne(channel);
+        if (head != null) {
+            head.wake();
+        }
     }
 
     @Override

@@ -11,9 +11,15 @@
 if redis.replicate_commands then redis.replicate_commands() end
 local fair = ARGV[6] == '1'
 
+-- Server time in ms and in us, read once per call: the script runs atomically.
+local now_ms, now_us
 local function clock()
-  local now = redis.call('TIME')
-  return tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000), tonumber(now[1]) * 1000000 + tonumber(now[2])
+  if not now_ms then
+    local now = redis.call('TIME')
+    now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+    now_us = tonumber(now[1]) * 1000000 + tonumber(now[2])
+  end
+  return now_ms, now_us
 end
 
 -- Fair mode: join the queue at its tail (once), and prove this waiter alive for another registration life.
