@@ -77,7 +77,8 @@ public final class Bench {
 
     /**
      * Runs every scenario for every contender; the requests of {@code warden-quorum} are counted on its first
-     * server only. A contender that does not exclude (the PING line) skips the scenarios that share a key.
+     * server only. A contender that runs uncontended only (the PING line, the fenced floor) skips the scenarios
+     * that share a key.
      */
     static Results run(Contenders.Servers servers, List<Scenario> scenarios, List<String> contenders,
                        Duration seconds, int rounds) throws Exception {
@@ -182,7 +183,7 @@ public final class Bench {
     private static List<Contender> open(String name, Contenders.Servers servers, Scenario scenario) {
         List<Contender> opened = new ArrayList<>();
         opened.add(Contenders.open(name, servers));
-        if (!opened.get(0).excludes() && scenario.shared) {
+        if (opened.get(0).uncontendedOnly() && scenario.shared) {
             opened.get(0).close();
             return List.of();
         }

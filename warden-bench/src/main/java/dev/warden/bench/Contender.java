@@ -12,9 +12,13 @@ interface Contender extends AutoCloseable {
      */
     Release acquire(String key) throws Exception;
 
-    /** @return whether it excludes at all; one that does not (the PING line) runs only where nothing is shared */
-    default boolean excludes() {
-        return true;
+    /**
+     * @return whether it runs only in the scenarios where nothing is shared: a line that prices something (the
+     *         PING line, which excludes nothing; the fenced floor, which would spin), not a lock to compare under
+     *         contention
+     */
+    default boolean uncontendedOnly() {
+        return false;
     }
 
     /** @return whether it uses the bench's Redis, whose requests are counted; false for ZooKeeper */

@@ -30,14 +30,14 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.integration.redis.util.RedisLockRegistry;
 
 /**
- * The contenders: Warden in its default and fair modes, the raw floor, Redisson's lock and fair lock, Spring Integration's RedisLockRegistry in
- * its spin and pub/sub modes, Curator's InterProcessMutex over an in-process ZooKeeper, and a PING line; and, to
+ * The contenders: Warden in its default and fair modes, the raw floor and the least a fenced lock can do,
+ * Redisson's lock and fair lock, Spring Integration's RedisLockRegistry in its spin and pub/sub modes, Curator's InterProcessMutex over an in-process ZooKeeper, and a PING line; and, to
  * price Warden's safer topologies against its single-server lock, {@code warden-wait} (one replica acknowledgement
  * per grant and renewal) and {@code warden-quorum} (a quorum of three servers).
  */
 final class Contenders {
-    static final List<String> NAMES = List.of("warden", "warden-fair", "floor", "redisson", "redisson-fair", "spring-spin",
-            "spring-pubsub", "curator", "ping");
+    static final List<String> NAMES = List.of("warden", "warden-fair", "floor", "floor-fenced", "redisson",
+            "redisson-fair", "spring-spin", "spring-pubsub", "curator", "ping");
     static final List<String> TOPOLOGIES = List.of("warden-wait", "warden-quorum");
 
     private Contenders() {
@@ -66,6 +66,7 @@ final class Contenders {
             case "warden-quorum" -> new WardenContender(name, LockConfig.builder().quorum(
                     uri, servers.quorumPeers().get(0), servers.quorumPeers().get(1)));
             case "floor" -> new FloorContender(uri);
+            case "floor-fenced" -> new FencedFloorContender(uri);
             case "redisson" -> new RedissonContender(uri, "redisson", client -> client::getLock);
             case "redisson-fair" -> new RedissonContender(uri, "redisson-fair", client -> client::getFairLock);
             case "spring-spin" -> new SpringContender(uri, name, RedisLockRegistry.RedisLockType.SPIN_LOCK);
@@ -103,21 +104,42 @@ final class Contenders {
         }
     }
 
+    /** A contender on one plain Lettuce connection: the floor, the fenced floor and the PING line. */
+    abstract static class LettuceContender implements Contender {
+        final RedisClient client;
+        final StatefulRedisConnection<String, String> connection;
+        private final SecureRandom random = new SecureRandom();
+
+        LettuceContender(String uri) {
+            client = RedisClient.create(uri);
+            connection = client.connect();
+        }
+
+        /** @return a random owner token, as every lock here uses */
+        String token() {
+            byte[] bytes = new byte[16];
+            random.nextBytes(bytes);
+            return Base64.getEncoder().encodeToString(bytes);
+        }
+
+        @Override
+        public void close() {
+            connection.close();
+            client.shutdown();
+        }
+    }
+
     /**
      * The floor: SET key token NX PX 30000, retried at once while held, and an EVALSHA compare-and-delete. Two
      * round trips per uncontended pair; nothing correct does it in fewer.
      */
-    static final class FloorContender implements Contender {
+    static final class FloorContender extends LettuceContender {
         private static final String UNLOCK =
                 "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
-        private final RedisClient client;
-        private final StatefulRedisConnection<String, String> connection;
         private final String sha;
-        private final SecureRandom random = new SecureRandom();
 
         FloorContender(String uri) {
-            client = RedisClient.create(uri);
-            connection = client.connect();
+            super(uri);
             sha = connection.sync().scriptLoad(UNLOCK);
         }
 
@@ -130,20 +152,67 @@ final class Contenders {
         public Release acquire(String key) {
             RedisCommands<String, String> redis = connection.sync();
             String lockKey = "bench:floor:" + key;
-            byte[] bytes = new byte[16];
-            random.nextBytes(bytes);
-            String token = Base64.getEncoder().encodeToString(bytes);
+            String token = token();
             SetArgs args = SetArgs.Builder.nx().px(30_000);
             while (!"OK".equals(redis.set(lockKey, token, args))) {
                 Thread.onSpinWait();
             }
             return () -> redis.evalsha(sha, ScriptOutputType.INTEGER, new String[] {lockKey}, token);
         }
+    }
+
+    /**
+     * The least a lock with fencing tokens can do, to price fencing against the floor where nothing is contended:
+     * a script that takes a free key's last fence, adds one and sets {@code fence:token}, and a script that checks
+     * the token and keeps the fence. No waiters, no wake-ups, no clock floor for fences after data loss: each of
+     * those costs Warden more.
+     */
+    static final class FencedFloorContender extends LettuceContender {
+        private static final String ACQUIRE = """
+                local current = redis.call('GET', KEYS[1])
+                local fence = 1
+                if current then
+                  local last = string.match(current, '^(%d+)$')
+                  if not last then return 0 end
+                  fence = tonumber(last) + 1
+                end
+                redis.call('SET', KEYS[1], string.format('%.0f', fence) .. ':' .. ARGV[1], 'PX', 30000)
+                return fence""";
+        private static final String RELEASE = """
+                local current = redis.call('GET', KEYS[1])
+                if not current then return 0 end
+                local fence, owner = string.match(current, '^(%d+):(.+)$')
+                if owner ~= ARGV[1] then return 0 end
+                redis.call('SET', KEYS[1], fence, 'PX', 86400000)
+                return 1""";
+        private final String acquireSha;
+        private final String releaseSha;
+
+        FencedFloorContender(String uri) {
+            super(uri);
+            acquireSha = connection.sync().scriptLoad(ACQUIRE);
+            releaseSha = connection.sync().scriptLoad(RELEASE);
+        }
 
         @Override
-        public void close() {
-            connection.close();
-            client.shutdown();
+        public String name() {
+            return "floor-fenced";
+        }
+
+        @Override
+        public boolean uncontendedOnly() {
+            return true;
+        }
+
+        @Override
+        public Release acquire(String key) {
+            RedisCommands<String, String> redis = connection.sync();
+            String[] lockKey = {"bench:floor-fenced:" + key};
+            String token = token();
+            while (redis.<Long>evalsha(acquireSha, ScriptOutputType.INTEGER, lockKey, token) == 0L) {
+                Thread.onSpinWait();
+            }
+            return () -> redis.evalsha(releaseSha, ScriptOutputType.INTEGER, lockKey, token);
         }
     }
 
@@ -265,13 +334,9 @@ final class Contenders {
      * round-trip time of two requests, below which no correct Redis lock can go; it runs only where nothing is
      * shared.
      */
-    static final class PingContender implements Contender {
-        private final RedisClient client;
-        private final StatefulRedisConnection<String, String> connection;
-
+    static final class PingContender extends LettuceContender {
         PingContender(String uri) {
-            client = RedisClient.create(uri);
-            connection = client.connect();
+            super(uri);
         }
 
         @Override
@@ -280,8 +345,8 @@ final class Contenders {
         }
 
         @Override
-        public boolean excludes() {
-            return false;
+        public boolean uncontendedOnly() {
+            return true;
         }
 
         @Override
@@ -289,12 +354,6 @@ final class Contenders {
             RedisCommands<String, String> redis = connection.sync();
             redis.ping();
             return redis::ping;
-        }
-
-        @Override
-        public void close() {
-            connection.close();
-            client.shutdown();
         }
     }
 }

@@ -63,6 +63,8 @@ final class Acquisition implements Notifier.Waiter {
     private boolean reserved;
     private boolean claimed;
     private boolean registered;
+    /** Whether a try was sent already: a waiter may then be registered, and leaves the waiters on acquiring. */
+    private boolean tried;
     /** Fair mode: when the last tries were sent, by try number modulo {@link #ARMS_KEPT}. */
     private final long[] armSentAt = new long[ARMS_KEPT];
     private int arms;
@@ -106,6 +108,7 @@ final class Acquisition implements Notifier.Waiter {
     public void wake() {
         long sentAt;
         int arm = 0;
+        Scripts.Try kind;
         synchronized (this) {
             if (result.isDone()) {
                 return;
@@ -121,6 +124,8 @@ final class Acquisition implements Notifier.Waiter {
                 timer = null;
             }
             sentAt = client.ticker().read();
+            kind = Scripts.Try.of(waits, tried);
+            tried = true;
             if (fair) {
                 arm = arms++;
                 armSentAt[arm % ARMS_KEPT] = sentAt;
@@ -133,14 +138,14 @@ final class Acquisition implements Notifier.Waiter {
         Replicas replicas = lock.replicas();
         try {
             if (fair) {
-                client.scripts().acquireFair(lock.keys(), token, leaseMillis, waits, arm, grantMillis,
+                client.scripts().acquireFair(lock.keys(), token, leaseMillis, kind, arm, grantMillis,
                         client.instanceId()).whenComplete((reply, error) -> onReply(reply, 0, error, sentAt));
             } else if (replicas.required()) {
-                client.scripts().acquire(lock.keys(), token, leaseMillis, waits, replicas).whenComplete(
+                client.scripts().acquire(lock.keys(), token, leaseMillis, kind, replicas).whenComplete(
                         (acked, error) -> onReply(acked == null ? null : acked.reply(),
                                 acked == null ? 0 : acked.acks(), error, sentAt));
             } else {
-                client.scripts().acquire(lock.keys(), token, leaseMillis, waits).whenComplete(
+                client.scripts().acquire(lock.keys(), token, leaseMillis, kind).whenComplete(
                         (reply, error) -> onReply(reply, 0, error, sentAt));
             }
         } catch (RuntimeException e) {

@@ -34,6 +34,8 @@ final class QuorumAcquisition implements Notifier.Waiter {
     private boolean inFlight;
     private boolean woken;
     private boolean joined;
+    /** Whether a try was sent already: a waiter may then be registered, and leaves the waiters on acquiring. */
+    private boolean tried;
     private ScheduledFuture<?> timer;
 
     QuorumAcquisition(QuorumLock lock, long waitNanos, long leaseMillis, boolean renewing) {
@@ -60,6 +62,7 @@ final class QuorumAcquisition implements Notifier.Waiter {
 
     @Override
     public void wake() {
+        Scripts.Try kind;
         synchronized (this) {
             if (result.isDone()) {
                 return;
@@ -70,13 +73,15 @@ final class QuorumAcquisition implements Notifier.Waiter {
             }
             inFlight = true;
             woken = false;
+            kind = Scripts.Try.of(waits, tried);
+            tried = true;
             if (timer != null) {
                 timer.cancel(false);
                 timer = null;
             }
         }
         long sentAt = client.ticker().read();
-        Fanout.until(client.nodes(), node -> node.scripts().acquire(lock.keys(), token, leaseMillis, waits),
+        Fanout.until(client.nodes(), node -> node.scripts().acquire(lock.keys(), token, leaseMillis, kind),
                 outcomes -> client.decided(outcomes, reply -> (Long) reply.get(0) == 1L))
                 .thenAccept(outcomes -> onReplies(outcomes, sentAt));
     }

@@ -47,6 +47,7 @@ public final class RedisLockClient implements LockClient {
 
     private final LockConfig config;
     private final ClientResources resources;
+    private final CommandTimer timer;
     private final Link link;
     private final Scripts scripts;
     private final Notifier notifier;
@@ -60,9 +61,10 @@ public final class RedisLockClient implements LockClient {
     private final long awaitNanos;
     private volatile boolean closed;
 
-    private RedisLockClient(LockConfig config, ClientResources resources, Link link) {
+    private RedisLockClient(LockConfig config, ClientResources resources, CommandTimer timer, Link link) {
         this.config = config;
         this.resources = resources;
+        this.timer = timer;
         this.link = link;
         String prefix = "warden-" + config.clientName() + "-" + CLIENTS.incrementAndGet();
         this.ownScheduler = config.scheduler().isEmpty();
@@ -75,6 +77,7 @@ public final class RedisLockClient implements LockClient {
         this.scripts = new Scripts(link);
         this.notifier = new Notifier(link, instanceId, scheduler);
         this.watchdog = new Watchdog(scheduler, config.ticker(), scripts, link.cluster());
+        timer.start(scheduler);
         // Lettuce's own timeout fires first; this bound only guards against a future that never completes.
         this.awaitNanos = config.commandTimeout().toNanos() * 2 + TimeUnit.SECONDS.toNanos(1);
     }
@@ -101,9 +104,11 @@ public final class RedisLockClient implements LockClient {
             uri.setClientName(config.clientName());
             uris.add(uri);
         }
+        CommandTimer timer = new CommandTimer(config.ticker(), config.commandTimeout());
         ClientResources resources = DefaultClientResources.builder()
                 .ioThreadPoolSize(2)
                 .computationThreadPoolSize(2)
+                .timer(timer)
                 .build();
         SocketOptions socket = SocketOptions.builder()
                 .connectTimeout(config.commandTimeout())
@@ -135,12 +140,13 @@ public final class RedisLockClient implements LockClient {
             link = () -> new StandaloneLink(single, uris.get(0));
         }
         try {
-            return new RedisLockClient(config, resources, link.get());
+            return new RedisLockClient(config, resources, timer, link.get());
         } catch (RuntimeException e) {
             LockException failure = Errors.translate(e, "connect to " + config.redisUriForDisplay());
             try {
                 redis.shutdown(0, 1, TimeUnit.SECONDS);
                 resources.shutdown(0, 1, TimeUnit.SECONDS);
+                timer.stop();
             } catch (RuntimeException cleanup) {
                 failure.addSuppressed(cleanup);
             }
@@ -190,6 +196,7 @@ public final class RedisLockClient implements LockClient {
         notifier.close();
         link.close();
         resources.shutdown(0, 2, TimeUnit.SECONDS);
+        timer.stop();
         if (ownScheduler) {
             scheduler.shutdownNow();
         }

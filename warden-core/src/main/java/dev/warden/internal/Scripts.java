@@ -44,10 +44,31 @@ final class Scripts {
         this.publish = link.sharded() ? "SPUBLISH" : "PUBLISH";
     }
 
+    /** What a try is to its acquisition, which decides what the acquire script does with the waiters. */
+    enum Try {
+        /** The only try: never registers as a waiter. */
+        ONCE("0"),
+        /** A waiter's first try: registers when the lock is held. */
+        FIRST("1"),
+        /** A waiter's later try: registers when held, and leaves the waiters (where it may be) when it acquires. */
+        AGAIN("2");
+
+        private final String arg;
+
+        Try(String arg) {
+            this.arg = arg;
+        }
+
+        /** @return {@link #ONCE} for an acquisition that does not wait, else FIRST or AGAIN by {@code tried} */
+        static Try of(boolean waits, boolean tried) {
+            return !waits ? ONCE : tried ? AGAIN : FIRST;
+        }
+    }
+
     /** Returns {1, fence} when acquired, {0, holder's PTTL} when held. */
-    CompletableFuture<List<Object>> acquire(LockKeys keys, String token, long leaseMillis, boolean registerWaiter) {
+    CompletableFuture<List<Object>> acquire(LockKeys keys, String token, long leaseMillis, Try kind) {
         return run(acquire, ScriptOutputType.MULTI, new String[] {keys.lock(), keys.waiters()},
-                token, Long.toString(leaseMillis), registerWaiter ? "1" : "0", RETENTION, SLACK);
+                token, Long.toString(leaseMillis), kind.arg, SLACK);
     }
 
     /**
@@ -59,19 +80,19 @@ final class Scripts {
      * @param grantMillis the lease a release grants this waiter
      * @param clientId    the calling client's id: a release by the same client announces no grant to it
      */
-    CompletableFuture<List<Object>> acquireFair(LockKeys keys, String token, long leaseMillis, boolean waits,
+    CompletableFuture<List<Object>> acquireFair(LockKeys keys, String token, long leaseMillis, Try kind,
                                                 int arm, long grantMillis, String clientId) {
         return run(acquire, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.waiters(), keys.queue(), keys.registrations()},
-                token, Long.toString(leaseMillis), waits ? "1" : "0", RETENTION, SLACK, "1", Integer.toString(arm),
+                token, Long.toString(leaseMillis), kind.arg, SLACK, "1", Integer.toString(arm),
                 Long.toString(grantMillis), LIFE, clientId);
     }
 
     /** As {@link #acquire}, followed in the same round trip by {@code WAIT}. */
-    CompletableFuture<Acked<List<Object>>> acquire(LockKeys keys, String token, long leaseMillis,
-                                                   boolean registerWaiter, Replicas replicas) {
+    CompletableFuture<Acked<List<Object>>> acquire(LockKeys keys, String token, long leaseMillis, Try kind,
+                                                   Replicas replicas) {
         return runAcked(acquire, ScriptOutputType.MULTI, new String[] {keys.lock(), keys.waiters()}, replicas,
-                token, Long.toString(leaseMillis), registerWaiter ? "1" : "0", RETENTION, SLACK);
+                token, Long.toString(leaseMillis), kind.arg, SLACK);
     }
 
     /** Returns {1, 0} when released, {0, 0} when the token no longer owned the lock. */

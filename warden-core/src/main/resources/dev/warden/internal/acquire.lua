@@ -1,15 +1,16 @@
 -- Acquire a lock in one atomic step.
 -- KEYS[1] lock key: "<fence>:<token>" while held (PX lease), "<fence>" while free (PX retention).
 -- KEYS[2] waiters: a sorted set of waiting tokens scored by when their registration expires (server ms).
--- ARGV[1] owner token, ARGV[2] lease ms, ARGV[3] "1" if the caller waits (registers when held),
--- ARGV[4] fence retention ms, ARGV[5] how much longer than the holder's TTL a registration lasts.
+-- ARGV[1] owner token, ARGV[2] lease ms, ARGV[3] the kind of try: "0" one try (never registers), "1" a waiter's
+-- first try (registers when held), "2" a waiter's later try (may be registered already, so it also leaves the
+-- waiters when it acquires), ARGV[4] how much longer than the holder's TTL a registration lasts.
 -- Fair mode only: KEYS[3] queue, a sorted set of waiting tokens by arrival; KEYS[4] registrations, a hash of
--- token -> "<live until ms>:<grant ms>:<arm>:<client>"; ARGV[6] "1", ARGV[7] the caller's arm (attempt) number,
--- ARGV[8] the lease ms a release grants it, ARGV[9] how long a registration lives, ARGV[10] the caller's client id.
+-- token -> "<live until ms>:<grant ms>:<arm>:<client>"; ARGV[5] "1", ARGV[6] the caller's arm (attempt) number,
+-- ARGV[7] the lease ms a release grants it, ARGV[8] how long a registration lives, ARGV[9] the caller's client id.
 -- Returns {1, fence, lease ms} when acquired (in fair mode also when a release granted it to this token already,
 -- with the lease left), {0, holder's PTTL} when held by another token (-1: free, but earlier waiters come first).
 if redis.replicate_commands then redis.replicate_commands() end
-local fair = ARGV[6] == '1'
+local fair = ARGV[5] == '1'
 
 -- Server time in ms and in us, read once per call: the script runs atomically.
 local now_ms, now_us
@@ -29,8 +30,8 @@ local function register()
     local tail = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
     redis.call('ZADD', KEYS[3], math.max(us, tail[2] and tonumber(tail[2]) + 1 or 0), ARGV[1])
   end
-  local life = tonumber(ARGV[9])
-  redis.call('HSET', KEYS[4], ARGV[1], (ms + life) .. ':' .. ARGV[8] .. ':' .. ARGV[7] .. ':' .. ARGV[10])
+  local life = tonumber(ARGV[8])
+  redis.call('HSET', KEYS[4], ARGV[1], (ms + life) .. ':' .. ARGV[7] .. ':' .. ARGV[6] .. ':' .. ARGV[9])
   redis.call('PEXPIRE', KEYS[3], life)
   redis.call('PEXPIRE', KEYS[4], life)
 end
@@ -44,12 +45,12 @@ if current then
     if fair and owner == ARGV[1] then
       return {1, tonumber(fence), ttl}
     end
-    if ARGV[3] == '1' then
+    if ARGV[3] ~= '0' then
       if fair then
         register()
       else
         local ms = clock()
-        local life = math.max(ttl, 0) + tonumber(ARGV[5])
+        local life = math.max(ttl, 0) + tonumber(ARGV[4])
         redis.call('ZADD', KEYS[2], ms + life, ARGV[1])
         if redis.call('PTTL', KEYS[2]) < life then
           redis.call('PEXPIRE', KEYS[2], life)
@@ -72,15 +73,17 @@ if fair then
     if not head or head == ARGV[1] then break end
     local entry = redis.call('HGET', KEYS[4], head)
     if entry and tonumber(string.match(entry, '^(%d+)')) > ms then
-      if ARGV[3] == '1' then register() end
+      if ARGV[3] ~= '0' then register() end
       return {0, -1}
     end
     redis.call('ZREM', KEYS[3], head)
     redis.call('HDEL', KEYS[4], head)
   end
-  redis.call('ZREM', KEYS[3], ARGV[1])
-  redis.call('HDEL', KEYS[4], ARGV[1])
-elseif ARGV[3] == '1' and redis.call('ZREM', KEYS[2], ARGV[1]) == 1 and redis.call('ZCARD', KEYS[2]) == 0 then
+  if ARGV[3] == '2' then
+    redis.call('ZREM', KEYS[3], ARGV[1])
+    redis.call('HDEL', KEYS[4], ARGV[1])
+  end
+elseif ARGV[3] == '2' and redis.call('ZREM', KEYS[2], ARGV[1]) == 1 and redis.call('ZCARD', KEYS[2]) == 0 then
   -- A waiter that gets the lock stops waiting; the set goes with its last member.
   redis.call('DEL', KEYS[2])
 end
