@@ -7,6 +7,7 @@ import dev.warden.redisserver.RedisServer;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** Errors are never silent: Redis down, slow, or holding something else is an exception, not "not acquired". */
 class FailureTest extends RedisTestSupport {
@@ -45,6 +46,24 @@ class FailureTest extends RedisTestSupport {
             assertThatThrownBy(lock::tryAcquire).isInstanceOf(LockTimeoutException.class)
                     .hasMessageContaining(lock.name());
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
+        } finally {
+            server.resume();
+        }
+    }
+
+    @Test
+    @Timeout(30) // Before the timer swept from the start, this create hung for good.
+    void createFailsWithinTheTimeoutWhenRedisIsPausedAndLeavesNoThreadBehind() throws Exception {
+        server.pause();
+        try {
+            long t0 = System.nanoTime();
+            // The TCP connection is accepted by the kernel; the handshake's first command is never answered.
+            assertThatThrownBy(() -> LockClient.create(LockConfig.builder().redisUri(server.uri())
+                    .clientName("paused-create").commandTimeout(Duration.ofMillis(300)).build()))
+                    .isInstanceOf(LockException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+            assertThat(eventually(Duration.ofSeconds(5), () -> Thread.getAllStackTraces().keySet().stream()
+                    .noneMatch(t -> t.isAlive() && t.getName().startsWith("warden-paused-create-")))).isTrue();
         } finally {
             server.resume();
         }

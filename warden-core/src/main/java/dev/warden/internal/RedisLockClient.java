@@ -61,23 +61,22 @@ public final class RedisLockClient implements LockClient {
     private final long awaitNanos;
     private volatile boolean closed;
 
-    private RedisLockClient(LockConfig config, ClientResources resources, CommandTimer timer, Link link) {
+    /**
+     * @param prefix    the names of this client's threads
+     * @param scheduler the client's scheduler, already sweeping {@code timer}
+     */
+    private RedisLockClient(LockConfig config, ClientResources resources, CommandTimer timer, Link link,
+                            String prefix, ScheduledExecutorService scheduler) {
         this.config = config;
         this.resources = resources;
         this.timer = timer;
         this.link = link;
-        String prefix = "warden-" + config.clientName() + "-" + CLIENTS.incrementAndGet();
         this.ownScheduler = config.scheduler().isEmpty();
-        this.scheduler = config.scheduler().orElseGet(() -> {
-            ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1, daemon(prefix + "-scheduler"));
-            own.setRemoveOnCancelPolicy(true);
-            return own;
-        });
+        this.scheduler = scheduler;
         this.callbacks = new CallbackPool(prefix + "-callback");
         this.scripts = new Scripts(link);
         this.notifier = new Notifier(link, instanceId, scheduler);
         this.watchdog = new Watchdog(scheduler, config.ticker(), scripts, link.cluster());
-        timer.start(scheduler);
         // Lettuce's own timeout fires first; this bound only guards against a future that never completes.
         this.awaitNanos = config.commandTimeout().toNanos() * 2 + TimeUnit.SECONDS.toNanos(1);
     }
@@ -104,7 +103,15 @@ public final class RedisLockClient implements LockClient {
             uri.setClientName(config.clientName());
             uris.add(uri);
         }
+        String prefix = "warden-" + config.clientName() + "-" + CLIENTS.incrementAndGet();
+        ScheduledExecutorService scheduler = config.scheduler().orElseGet(() -> {
+            ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1, daemon(prefix + "-scheduler"));
+            own.setRemoveOnCancelPolicy(true);
+            return own;
+        });
+        // Swept from before the first connection: the connection handshake's commands time out through it too.
         CommandTimer timer = new CommandTimer(config.ticker(), config.commandTimeout());
+        timer.start(scheduler);
         ClientResources resources = DefaultClientResources.builder()
                 .ioThreadPoolSize(2)
                 .computationThreadPoolSize(2)
@@ -140,13 +147,16 @@ public final class RedisLockClient implements LockClient {
             link = () -> new StandaloneLink(single, uris.get(0));
         }
         try {
-            return new RedisLockClient(config, resources, timer, link.get());
+            return new RedisLockClient(config, resources, timer, link.get(), prefix, scheduler);
         } catch (RuntimeException e) {
             LockException failure = Errors.translate(e, "connect to " + config.redisUriForDisplay());
             try {
                 redis.shutdown(0, 1, TimeUnit.SECONDS);
                 resources.shutdown(0, 1, TimeUnit.SECONDS);
                 timer.stop();
+                if (config.scheduler().isEmpty()) {
+                    scheduler.shutdownNow();
+                }
             } catch (RuntimeException cleanup) {
                 failure.addSuppressed(cleanup);
             }
