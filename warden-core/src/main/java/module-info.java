@@ -4,6 +4,7 @@
  */
 module dev.warden.core {
     requires lettuce.core;
+    requires io.netty.buffer;
     requires io.netty.common;
     requires io.netty.transport;
     requires reactor.core;

@@ -33,6 +33,18 @@ class AcquireReleaseTest extends RedisTestSupport {
     }
 
     @Test
+    void aNameOutsideAsciiIsItsUtf8KeyOnTheServer() {
+        String name = "склад:ü:\uD83D\uDD12";
+        Lease lease = client().lock(name).tryAcquire().orElseThrow();
+        String value = (String) server.call("GET", "test:{" + name + "}");
+        assertThat(value).isEqualTo(lease.fencingToken() + ":" + value.substring(value.indexOf(':') + 1));
+        assertThat(client().lock(name).isLocked()).isTrue();
+        assertThat(client().lock(name).tryAcquire()).isEmpty();
+        assertThat(lease.release()).isTrue();
+        assertThat(server.call("GET", "test:{" + name + "}")).isEqualTo(Long.toString(lease.fencingToken()));
+    }
+
+    @Test
     void everyAcquisitionHasItsOwnToken() {
         DistributedLock lock = client().lock(uniqueName());
         Set<String> tokens = new HashSet<>();

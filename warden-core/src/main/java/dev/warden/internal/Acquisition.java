@@ -5,7 +5,6 @@ import dev.warden.LockConnectionException;
 import dev.warden.LockException;
 import dev.warden.LockReplicationException;
 import dev.warden.LockTimeoutException;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -139,37 +138,59 @@ final class Acquisition implements Notifier.Waiter {
         try {
             if (fair) {
                 client.scripts().acquireFair(lock.keys(), token, leaseMillis, kind, arm, grantMillis,
-                        client.instanceId()).whenComplete((reply, error) -> onReply(reply, 0, error, sentAt));
+                        client.instanceId()).whenComplete((reply, error) -> {
+                            if (error != null) {
+                                fail(error, true);
+                            } else if ((Long) reply.get(0) == 1L) {
+                                onAcquired((Long) reply.get(1), (Long) reply.get(2), 0, sentAt);
+                            } else {
+                                onHeld((Long) reply.get(1));
+                            }
+                        });
             } else if (replicas.required()) {
                 client.scripts().acquire(lock.keys(), token, leaseMillis, kind, replicas).whenComplete(
-                        (acked, error) -> onReply(acked == null ? null : acked.reply(),
-                                acked == null ? 0 : acked.acks(), error, sentAt));
+                        (acked, error) -> {
+                            if (error != null) {
+                                fail(error, true);
+                            } else {
+                                onReply(acked.reply(), acked.acks(), sentAt);
+                            }
+                        });
             } else {
-                client.scripts().acquire(lock.keys(), token, leaseMillis, kind).whenComplete(
-                        (reply, error) -> onReply(reply, 0, error, sentAt));
+                client.scripts().acquire(lock.keys(), token, leaseMillis, kind).whenComplete((reply, error) -> {
+                    if (error != null) {
+                        fail(error, true);
+                    } else {
+                        onReply(reply, 0, sentAt);
+                    }
+                });
             }
         } catch (RuntimeException e) {
             fail(e, false);
         }
     }
 
-    private void onReply(List<Object> reply, long acks, Throwable error, long sentAt) {
-        if (error != null) {
-            fail(error, true);
-            return;
+    /** A default-mode reply: see {@link Scripts#acquire}. */
+    private void onReply(long reply, long acks, long sentAt) {
+        if (Scripts.acquired(reply)) {
+            onAcquired(reply, leaseMillis, acks, sentAt);
+        } else {
+            onHeld(Scripts.holderTtl(reply));
         }
-        if ((Long) reply.get(0) == 1L && acks < lock.replicas().count()) {
+    }
+
+    private void onAcquired(long fence, long grantedMillis, long acks, long sentAt) {
+        if (acks < lock.replicas().count()) {
             undo(acks);
-            return;
+        } else {
+            grant(fence, sentAt, grantedMillis, (int) acks);
         }
-        if ((Long) reply.get(0) == 1L) {
-            grant((Long) reply.get(1), sentAt, (Long) reply.get(2), (int) acks);
-            return;
-        }
+    }
+
+    private void onHeld(long holderTtlMillis) {
         if (result.isDone()) {
             return;
         }
-        long holderTtlMillis = (Long) reply.get(1);
         long now = client.ticker().read();
         if (!waits || (!forever && now - deadline >= 0)) {
             if (result.complete(Optional.empty())) {
@@ -221,7 +242,7 @@ final class Acquisition implements Notifier.Waiter {
         LockReplicationException failure = new LockReplicationException(lock.describe("acquire") + ": granted but "
                 + "acknowledged by " + acks + " of " + required + " replicas within "
                 + lock.replicas().timeoutMillis() + " ms; released again", (int) acks, required);
-        CompletableFuture<List<Object>> release;
+        CompletableFuture<Long> release;
         try {
             release = lock.release(token);
         } catch (RuntimeException e) {

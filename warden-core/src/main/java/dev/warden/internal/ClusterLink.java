@@ -4,7 +4,6 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
-import io.lettuce.core.codec.StringCodec;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -19,7 +18,7 @@ final class ClusterLink implements Link {
 
     ClusterLink(RedisClusterClient client) {
         this.client = client;
-        this.connection = client.connect(StringCodec.UTF8);
+        this.connection = client.connect(Utf8Codec.INSTANCE);
         this.sharded = majorVersion(connection.sync().info("server")) >= 7;
     }
 
@@ -35,7 +34,7 @@ final class ClusterLink implements Link {
 
     @Override
     public CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
-        return client.connectPubSubAsync(StringCodec.UTF8).thenApply(connection -> connection);
+        return client.connectPubSubAsync(Utf8Codec.INSTANCE).thenApply(connection -> connection);
     }
 
     @Override

@@ -9,9 +9,7 @@ import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.PriorityQueue;
-import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,18 +21,18 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Lettuce asks its timer for one timeout per command, all of the same length, and cancels it when the answer
  * comes. Netty's hashed wheel then pays for every cancellation a second time, on its own thread. Here timeouts of
- * that common length wait in a queue in the order they were made, which is the order of their deadlines, and a
- * cancellation only sets a flag: a sweep each tick drops the cancelled ones at the head and fires the expired ones.
- * Answers come back in order on a connection, so the head is rarely held up, and never for longer than the timeout
- * (a cancelled timeout behind a live one waits for it). Timeouts of any other length
- * (Lettuce's reconnect back-off) wait in a small ordered queue.
+ * that common length wait in a {@link SweepQueue} in the order they were made, which is the order of their
+ * deadlines, and a cancellation only sets a flag: a sweep each tick drops the cancelled ones at the head and fires
+ * the expired ones. Answers come back in order on a connection, so the head is rarely held up, and never for longer
+ * than the timeout (a cancelled timeout behind a live one waits for it). Timeouts of any other length (Lettuce's
+ * reconnect back-off) wait in a small ordered queue.
  */
 final class CommandTimer implements Timer {
     private static final Logger LOG = LoggerFactory.getLogger(CommandTimer.class);
 
     private final Ticker ticker;
     private final long commonNanos;
-    private final Queue<Entry> common = new ConcurrentLinkedQueue<>();
+    private final SweepQueue<Entry> common = new SweepQueue<>();
     // Guarded by itself.
     private final PriorityQueue<Entry> other = new PriorityQueue<>((a, b) -> Long.compare(a.deadline - b.deadline, 0));
     private volatile ScheduledFuture<?> sweeps;
@@ -83,16 +81,17 @@ final class CommandTimer implements Timer {
             current.cancel(false);
         }
         Set<Timeout> pending = new HashSet<>();
-        for (Entry entry : common) {
-            if (!entry.isCancelled()) {
-                pending.add(entry);
-            }
+        synchronized (common) {
+            common.drain(entry -> {
+                if (!entry.isCancelled()) {
+                    pending.add(entry);
+                }
+            });
         }
         synchronized (other) {
             pending.addAll(other);
             other.clear();
         }
-        common.clear();
         return pending;
     }
 
@@ -100,9 +99,11 @@ final class CommandTimer implements Timer {
     void sweep() {
         long now = ticker.read();
         Entry head;
-        while ((head = common.peek()) != null && (head.isCancelled() || now - head.deadline >= 0)) {
-            common.poll();
-            head.fire();
+        synchronized (common) {
+            while ((head = common.peek()) != null && (head.isCancelled() || now - head.deadline >= 0)) {
+                common.remove();
+                head.fire();
+            }
         }
         while (true) {
             synchronized (other) {

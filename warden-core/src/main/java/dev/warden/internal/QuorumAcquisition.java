@@ -82,25 +82,25 @@ final class QuorumAcquisition implements Notifier.Waiter {
         }
         long sentAt = client.ticker().read();
         Fanout.until(client.nodes(), node -> node.scripts().acquire(lock.keys(), token, leaseMillis, kind),
-                outcomes -> client.decided(outcomes, reply -> (Long) reply.get(0) == 1L))
+                outcomes -> client.decided(outcomes, Scripts::acquired))
                 .thenAccept(outcomes -> onReplies(outcomes, sentAt));
     }
 
-    private void onReplies(List<Fanout.Outcome<List<Object>>> outcomes, long sentAt) {
+    private void onReplies(List<Fanout.Outcome<Long>> outcomes, long sentAt) {
         int granted = 0;
         long fence = 0;
         long holderTtl = Long.MAX_VALUE;
         int held = 0;
-        for (Fanout.Outcome<List<Object>> outcome : outcomes) {
+        for (Fanout.Outcome<Long> outcome : outcomes) {
             if (!outcome.ok()) {
                 continue;
             }
-            if ((Long) outcome.value().get(0) == 1L) {
+            if (Scripts.acquired(outcome.value())) {
                 granted++;
-                fence = Math.max(fence, (Long) outcome.value().get(1));
+                fence = Math.max(fence, outcome.value());
             } else {
                 held++;
-                holderTtl = Math.min(holderTtl, (Long) outcome.value().get(1));
+                holderTtl = Math.min(holderTtl, Scripts.holderTtl(outcome.value()));
             }
         }
         if (granted >= client.majority() && validity(sentAt) > 0) {
@@ -157,9 +157,9 @@ final class QuorumAcquisition implements Notifier.Waiter {
      * Releases by token on the servers that granted the lock or did not answer (they may have granted it), or on
      * all when {@code outcomes} is null. Only this acquisition's grants go.
      */
-    private void giveBack(List<Fanout.Outcome<List<Object>>> outcomes) {
+    private void giveBack(List<Fanout.Outcome<Long>> outcomes) {
         for (int i = 0; i < client.nodes().size(); i++) {
-            if (outcomes != null && outcomes.get(i).ok() && (Long) outcomes.get(i).value().get(0) == 0L) {
+            if (outcomes != null && outcomes.get(i).ok() && !Scripts.acquired(outcomes.get(i).value())) {
                 continue;
             }
             RedisLockClient node = client.nodes().get(i).connected();

@@ -76,15 +76,15 @@ final class QuorumLease extends LeaseBase {
             return false;
         }
         stop();
-        List<Fanout.Outcome<List<Object>>> outcomes;
+        List<Fanout.Outcome<Long>> outcomes;
         try {
             outcomes = client.await(releaseAll(), lock.describe("release"));
         } catch (LockException e) {
             released();
             throw e;
         }
-        int released = Fanout.count(outcomes, QuorumLease::done);
-        int gone = Fanout.count(outcomes, reply -> !done(reply));
+        int released = Fanout.count(outcomes, reply -> reply == 1L);
+        int gone = Fanout.count(outcomes, reply -> reply != 1L);
         if (released >= client.majority()) {
             released();
             return true;
@@ -122,15 +122,15 @@ final class QuorumLease extends LeaseBase {
         });
     }
 
-    private CompletableFuture<List<Fanout.Outcome<List<Object>>>> releaseAll() {
+    private CompletableFuture<List<Fanout.Outcome<Long>>> releaseAll() {
         return Fanout.until(client.nodes(),
                         node -> node.scripts().release(lock.keys(), token, node.instanceId()),
-                        outcomes -> Fanout.count(outcomes, QuorumLease::done) >= client.majority())
+                        outcomes -> Fanout.count(outcomes, reply -> reply == 1L) >= client.majority())
                 .whenComplete((outcomes, error) ->
                         client.eachConnected(node -> node.notifier().wakeOne(lock.keys().channel())));
     }
 
-    /** Whether a release or renewal reply says it worked: its first element is 1. */
+    /** Whether a renewal reply says it worked: its first element is 1. */
     private static boolean done(List<Object> reply) {
         return Long.valueOf(1L).equals(reply.get(0));
     }

@@ -2,7 +2,6 @@ package dev.warden.internal;
 
 import dev.warden.Ticker;
 import dev.warden.LockException;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -80,9 +79,9 @@ final class RedisLease extends LeaseBase {
         // acquire round trip, unless another client waits too.
         Notifier.Candidate next = client.notifier().reserveHead(keys.channel());
         long sentAt = client.ticker().read();
-        List<Object> reply;
+        long status;
         try {
-            reply = client.await(next == null
+            status = client.await(next == null
                     ? client.scripts().release(keys, token, client.instanceId())
                     : client.scripts().releaseTo(keys, token, client.instanceId(), next.waiter().token(),
                             next.waiter().leaseMillis(), next.queued()), lock.describe("release"));
@@ -93,10 +92,9 @@ final class RedisLease extends LeaseBase {
             }
             throw e;
         }
-        long status = (Long) reply.get(0);
-        if (status == 2L) {
+        if (status < 0) {
             released();
-            next.waiter().granted((Long) reply.get(1), sentAt);
+            next.waiter().granted(-status, sentAt);
             return true;
         }
         if (status == 1L) {
@@ -114,14 +112,13 @@ final class RedisLease extends LeaseBase {
 
     /** Fair mode: the release script grants the lock to the oldest waiter itself, and tells it. */
     private boolean releaseFair(RedisLockClient client) {
-        List<Object> reply;
+        long status;
         try {
-            reply = client.await(lock.release(token), lock.describe("release"));
+            status = client.await(lock.release(token), lock.describe("release"));
         } catch (LockException e) {
             released();
             throw e;
         }
-        long status = (Long) reply.get(0);
         if (status == 0L) {
             lose("it was found expired or taken on release");
             return false;

@@ -36,16 +36,20 @@ final class RedisLock extends LockBase {
      * Releases the lock if this token holds it, in this lock's mode. In fair mode this also takes the token out of
      * the queue, and a grant to a waiter of this client is passed to that waiter here (the script announces only
      * grants to other clients).
+     *
+     * @return completes with 1 when released, 0 when the token did not hold the lock, 3 when fair mode granted it
+     *         to the next waiter
      */
-    CompletableFuture<List<Object>> release(String token) {
+    CompletableFuture<Long> release(String token) {
         if (!fair) {
             return client.scripts().release(keys, token, client.instanceId());
         }
         return client.scripts().releaseFair(keys, token, client.instanceId()).thenApply(reply -> {
-            if ((Long) reply.get(0) == 3L) {
+            long status = (Long) reply.get(0);
+            if (status == 3L) {
                 client.notifier().assigned((String) reply.get(2), (Long) reply.get(1), (Long) reply.get(3));
             }
-            return reply;
+            return status;
         });
     }
 

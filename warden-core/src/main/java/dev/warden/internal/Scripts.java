@@ -15,20 +15,18 @@ import java.util.function.Function;
 final class Scripts {
     /** How long a released lock keeps its last fencing token: one day. */
     static final long FENCE_RETENTION_MS = 24L * 60 * 60 * 1000;
-    /** How much longer than the holder's TTL a waiter's registration lasts. */
-    static final long WAITER_SLACK_MS = 2_000;
-
     /** Fair mode: how long a waiter's registration lives unless the waiter renews it. */
     static final long REGISTRATION_LIFE_MS = 3_000;
 
     private static final String LIFE = Long.toString(REGISTRATION_LIFE_MS);
     private static final String RETENTION = Long.toString(FENCE_RETENTION_MS);
-    private static final String SLACK = Long.toString(WAITER_SLACK_MS);
 
     private final Link link;
     private final String publish;
     private final Script acquire = Script.load("acquire");
+    private final Script acquireFair = Script.load("acquire-fair");
     private final Script release = Script.load("release");
+    private final Script releaseFair = Script.load("release-fair");
     private final Script renew = Script.load("renew");
     private final Script inspect = Script.load("inspect");
     private final Script forceRelease = Script.load("force-release");
@@ -65,16 +63,36 @@ final class Scripts {
         }
     }
 
-    /** Returns {1, fence} when acquired, {0, holder's PTTL} when held. */
-    CompletableFuture<List<Object>> acquire(LockKeys keys, String token, long leaseMillis, Try kind) {
-        return run(acquire, ScriptOutputType.MULTI, new String[] {keys.lock(), keys.waiters()},
-                token, Long.toString(leaseMillis), kind.arg, SLACK);
+    /**
+     * Returns the new fence (positive) when acquired, or a reply that {@link #holderTtl} reads when held. A plain
+     * integer rather than a list: the uncontended path is the one every lock pays for.
+     */
+    CompletableFuture<Long> acquire(LockKeys keys, String token, long leaseMillis, Try kind) {
+        return run(acquire, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
+                token, Long.toString(leaseMillis), kind.arg);
+    }
+
+    /** As {@link #acquire}, followed in the same round trip by {@code WAIT}. */
+    CompletableFuture<Acked<Long>> acquire(LockKeys keys, String token, long leaseMillis, Try kind,
+                                           Replicas replicas) {
+        return runAcked(acquire, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()}, replicas,
+                token, Long.toString(leaseMillis), kind.arg);
+    }
+
+    /** @return whether an {@link #acquire} reply says the lock was acquired; the reply is then the fence */
+    static boolean acquired(long reply) {
+        return reply > 0;
+    }
+
+    /** @return the holder's remaining TTL in ms from an {@link #acquire} reply that did not acquire (-1: none) */
+    static long holderTtl(long reply) {
+        return -1 - reply;
     }
 
     /**
-     * Fair mode's acquire: as {@link #acquire}, but a waiter joins the lock's queue, and a free lock goes to the
-     * queue's oldest live waiter. Also returns {1, fence, ms left} when a release granted the lock to this token
-     * already, and {0, -1} when the lock is free but older waiters come first.
+     * Fair mode's acquire: a waiter joins the lock's queue, and a free lock goes to the queue's oldest live waiter.
+     * Returns {1, fence, ms left} when acquired, also when a release granted the lock to this token already;
+     * {0, holder's PTTL} when held, and {0, -1} when the lock is free but older waiters come first.
      *
      * @param arm         the number of this attempt, which a release that grants the lock names
      * @param grantMillis the lease a release grants this waiter
@@ -82,43 +100,38 @@ final class Scripts {
      */
     CompletableFuture<List<Object>> acquireFair(LockKeys keys, String token, long leaseMillis, Try kind,
                                                 int arm, long grantMillis, String clientId) {
-        return run(acquire, ScriptOutputType.MULTI,
-                new String[] {keys.lock(), keys.waiters(), keys.queue(), keys.registrations()},
-                token, Long.toString(leaseMillis), kind.arg, SLACK, "1", Integer.toString(arm),
-                Long.toString(grantMillis), LIFE, clientId);
+        return run(acquireFair, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.queue(), keys.registrations()},
+                token, Long.toString(leaseMillis), kind.arg, Integer.toString(arm), Long.toString(grantMillis),
+                LIFE, clientId);
     }
 
-    /** As {@link #acquire}, followed in the same round trip by {@code WAIT}. */
-    CompletableFuture<Acked<List<Object>>> acquire(LockKeys keys, String token, long leaseMillis, Try kind,
-                                                   Replicas replicas) {
-        return runAcked(acquire, ScriptOutputType.MULTI, new String[] {keys.lock(), keys.waiters()}, replicas,
-                token, Long.toString(leaseMillis), kind.arg, SLACK);
-    }
-
-    /** Returns {1, 0} when released, {0, 0} when the token no longer owned the lock. */
-    CompletableFuture<List<Object>> release(LockKeys keys, String token, String message) {
-        return releaseTo(keys, token, message, "", 0, 0);
+    /** Returns 1 when released, 0 when the token no longer owned the lock. */
+    CompletableFuture<Long> release(LockKeys keys, String token, String message) {
+        return run(release, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
+                token, RETENTION, keys.channel(), message, publish);
     }
 
     /**
-     * Releases, handing the lock to a waiter of this client if no other client waits: returns {2, new fence} when
-     * handed over, else as {@link #release}.
+     * Releases, handing the lock to a waiter of this client if no other client waits: returns minus the new fence
+     * when handed over, else as {@link #release}.
      */
-    CompletableFuture<List<Object>> releaseTo(LockKeys keys, String token, String message, String nextToken,
-                                              long nextLeaseMillis, int localWaiters) {
-        return run(release, ScriptOutputType.MULTI, new String[] {keys.lock(), keys.waiters()},
-                token, RETENTION, keys.channel(), message, nextToken, Long.toString(nextLeaseMillis),
-                Integer.toString(localWaiters), publish);
+    CompletableFuture<Long> releaseTo(LockKeys keys, String token, String message, String nextToken,
+                                      long nextLeaseMillis, int localWaiters) {
+        return run(release, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
+                token, RETENTION, keys.channel(), message, publish, nextToken, Long.toString(nextLeaseMillis),
+                Integer.toString(localWaiters));
     }
 
     /**
      * Fair mode's release: also removes the token from the queue (for a waiter that gives up), and grants the lock
-     * to the oldest live waiter: returns {3, fence, its token, its attempt number} then, else as {@link #release}.
+     * to the oldest live waiter. Returns {1, 0} when released, {0, 0} when the token no longer owned the lock, and
+     * {3, fence, its token, its attempt number} when granted.
      */
     CompletableFuture<List<Object>> releaseFair(LockKeys keys, String token, String message) {
-        return run(release, ScriptOutputType.MULTI,
+        return run(releaseFair, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.waiters(), keys.queue(), keys.registrations()},
-                token, RETENTION, keys.channel(), message, "", "0", "0", publish, "1");
+                token, RETENTION, keys.channel(), message, publish);
     }
 
     /** Returns one 1 (renewed) or 0 (lost) per key; {@code args} holds a token and a lease in ms per key. */

@@ -5,7 +5,6 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +27,7 @@ final class StandaloneLink implements Link {
         this.client = client;
         this.uri = uri;
         this.sentinel = !uri.getSentinels().isEmpty();
-        this.connection = client.connect(StringCodec.UTF8, uri);
+        this.connection = client.connect(Utf8Codec.INSTANCE, uri);
     }
 
     @Override
@@ -42,7 +41,7 @@ final class StandaloneLink implements Link {
         if (ack == null) {
             synchronized (this) {
                 if (ackConnection == null) {
-                    ackConnection = client.connect(StringCodec.UTF8, uri);
+                    ackConnection = client.connect(Utf8Codec.INSTANCE, uri);
                 }
                 ack = ackConnection;
             }
@@ -52,7 +51,7 @@ final class StandaloneLink implements Link {
 
     @Override
     public CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
-        return client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
+        return client.connectPubSubAsync(Utf8Codec.INSTANCE, uri).toCompletableFuture();
     }
 
     /**
@@ -68,10 +67,10 @@ final class StandaloneLink implements Link {
         }
         StatefulRedisConnection<String, String> oldAck = ackConnection;
         CompletableFuture<StatefulRedisConnection<String, String>> command =
-                client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
+                client.connectAsync(Utf8Codec.INSTANCE, uri).toCompletableFuture();
         CompletableFuture<StatefulRedisConnection<String, String>> ack = oldAck == null
                 ? CompletableFuture.completedFuture(null)
-                : client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
+                : client.connectAsync(Utf8Codec.INSTANCE, uri).toCompletableFuture();
         command.thenAcceptBoth(ack, this::replace).whenComplete((ignored, failure) -> {
             if (failure != null) {
                 // Lettuce keeps reconnecting the old connections; the next READONLY answer tries again.

@@ -1,94 +1,40 @@
--- Acquire a lock in one atomic step.
+-- Acquire a lock in one atomic step (fair mode has acquire-fair.lua).
 -- KEYS[1] lock key: "<fence>:<token>" while held (PX lease), "<fence>" while free (PX retention).
 -- KEYS[2] waiters: a sorted set of waiting tokens scored by when their registration expires (server ms).
 -- ARGV[1] owner token, ARGV[2] lease ms, ARGV[3] the kind of try: "0" one try (never registers), "1" a waiter's
 -- first try (registers when held), "2" a waiter's later try (may be registered already, so it also leaves the
--- waiters when it acquires), ARGV[4] how much longer than the holder's TTL a registration lasts.
--- Fair mode only: KEYS[3] queue, a sorted set of waiting tokens by arrival; KEYS[4] registrations, a hash of
--- token -> "<live until ms>:<grant ms>:<arm>:<client>"; ARGV[5] "1", ARGV[6] the caller's arm (attempt) number,
--- ARGV[7] the lease ms a release grants it, ARGV[8] how long a registration lives, ARGV[9] the caller's client id.
--- Returns {1, fence, lease ms} when acquired (in fair mode also when a release granted it to this token already,
--- with the lease left), {0, holder's PTTL} when held by another token (-1: free, but earlier waiters come first).
+-- waiters when it acquires).
+-- Returns the new fence (> 0) when acquired, or -1 - the holder's PTTL (< 0) when held by another token. A plain
+-- integer, which both sides handle faster than a list.
 if redis.replicate_commands then redis.replicate_commands() end
-local fair = ARGV[5] == '1'
-
--- Server time in ms and in us, read once per call: the script runs atomically.
-local now_ms, now_us
-local function clock()
-  if not now_ms then
-    local now = redis.call('TIME')
-    now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-    now_us = tonumber(now[1]) * 1000000 + tonumber(now[2])
-  end
-  return now_ms, now_us
-end
-
--- Fair mode: join the queue at its tail (once), and prove this waiter alive for another registration life.
-local function register()
-  local ms, us = clock()
-  if not redis.call('ZSCORE', KEYS[3], ARGV[1]) then
-    local tail = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
-    redis.call('ZADD', KEYS[3], math.max(us, tail[2] and tonumber(tail[2]) + 1 or 0), ARGV[1])
-  end
-  local life = tonumber(ARGV[8])
-  redis.call('HSET', KEYS[4], ARGV[1], (ms + life) .. ':' .. ARGV[7] .. ':' .. ARGV[6] .. ':' .. ARGV[9])
-  redis.call('PEXPIRE', KEYS[3], life)
-  redis.call('PEXPIRE', KEYS[4], life)
-end
-
 local current = redis.call('GET', KEYS[1])
 local last = 0
 if current then
-  local fence, owner = string.match(current, '^(%d+):(.+)$')
-  if fence then
-    local ttl = redis.call('PTTL', KEYS[1])
-    if fair and owner == ARGV[1] then
-      return {1, tonumber(fence), ttl}
+  local fence = string.match(current, '^(%d+)$')
+  if not fence then
+    if not string.find(current, '^%d+:') then
+      return redis.error_reply('WARDEN key ' .. KEYS[1] .. ' holds a value that is not a Warden lock')
     end
+    local ttl = redis.call('PTTL', KEYS[1])
     if ARGV[3] ~= '0' then
-      if fair then
-        register()
-      else
-        local ms = clock()
-        local life = math.max(ttl, 0) + tonumber(ARGV[4])
-        redis.call('ZADD', KEYS[2], ms + life, ARGV[1])
-        if redis.call('PTTL', KEYS[2]) < life then
-          redis.call('PEXPIRE', KEYS[2], life)
-        end
+      -- A waiter's registration lasts 2 s longer than the holder's TTL, unless the waiter tries again.
+      local now = redis.call('TIME')
+      local life = math.max(ttl, 0) + 2000
+      redis.call('ZADD', KEYS[2], now[1] * 1000 + math.floor(now[2] / 1000) + life, ARGV[1])
+      if redis.call('PTTL', KEYS[2]) < life then
+        redis.call('PEXPIRE', KEYS[2], life)
       end
     end
-    return {0, ttl}
-  end
-  fence = string.match(current, '^(%d+)$')
-  if not fence then
-    return redis.error_reply('WARDEN key ' .. KEYS[1] .. ' holds a value that is not a Warden lock')
+    return -1 - ttl
   end
   last = tonumber(fence)
 end
-if fair then
-  -- The lock is free, which in fair mode means its holder expired: the oldest live registration takes it next.
-  local ms = clock()
-  while true do
-    local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
-    if not head or head == ARGV[1] then break end
-    local entry = redis.call('HGET', KEYS[4], head)
-    if entry and tonumber(string.match(entry, '^(%d+)')) > ms then
-      if ARGV[3] ~= '0' then register() end
-      return {0, -1}
-    end
-    redis.call('ZREM', KEYS[3], head)
-    redis.call('HDEL', KEYS[4], head)
-  end
-  if ARGV[3] == '2' then
-    redis.call('ZREM', KEYS[3], ARGV[1])
-    redis.call('HDEL', KEYS[4], ARGV[1])
-  end
-elseif ARGV[3] == '2' and redis.call('ZREM', KEYS[2], ARGV[1]) == 1 and redis.call('ZCARD', KEYS[2]) == 0 then
+if ARGV[3] == '2' and redis.call('ZREM', KEYS[2], ARGV[1]) == 1 and redis.call('ZCARD', KEYS[2]) == 0 then
   -- A waiter that gets the lock stops waiting; the set goes with its last member.
   redis.call('DEL', KEYS[2])
 end
 -- Fencing tokens: max(last + 1, server time in microseconds), so they keep rising even after the key was lost.
-local _, us = clock()
-local fence = math.max(last + 1, us)
+local now = redis.call('TIME')
+local fence = math.max(last + 1, now[1] * 1000000 + now[2])
 redis.call('SET', KEYS[1], string.format('%.0f', fence) .. ':' .. ARGV[1], 'PX', ARGV[2])
-return {1, fence, tonumber(ARGV[2])}
+return fence

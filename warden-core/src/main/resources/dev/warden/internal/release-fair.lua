@@ -1,0 +1,55 @@
+-- Release a lock in fair mode if, and only if, the token still owns it, granting it to the oldest live waiter.
+-- KEYS[1] lock key, KEYS[2] waiters of default-mode clients (see acquire.lua), KEYS[3] queue, KEYS[4] registrations
+-- (see acquire-fair.lua); ARGV[1] owner token, ARGV[2] fence retention ms, ARGV[3] wake-up channel, ARGV[4] wake-up
+-- message (the releasing client's id), ARGV[5] the publish command: PUBLISH, or SPUBLISH for sharded pub/sub in a
+-- Redis 7 cluster.
+-- The token leaves the queue even when it does not own the lock (a waiter that gave up), and the lock goes to the
+-- oldest live registration, announced on the channel as "<token>:<fence>:<arm>" unless that waiter is of the
+-- releasing client.
+-- Returns {0, 0} if the token no longer owned the lock (expired or taken), {1, 0} if released (the key keeps the
+-- last fence, as the fencing counter), or {3, fence, token, arm} if granted to the registered waiter with that
+-- token, as of its registration by attempt number arm.
+if redis.replicate_commands then redis.replicate_commands() end
+if redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then
+  redis.call('HDEL', KEYS[4], ARGV[1])
+end
+local current = redis.call('GET', KEYS[1])
+if not current then return {0, 0} end
+local fence, owner = string.match(current, '^(%d+):(.+)$')
+if owner ~= ARGV[1] then return {0, 0} end
+local now
+if redis.call('EXISTS', KEYS[3]) == 1 then
+  now = redis.call('TIME')
+  local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+  while true do
+    local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+    if not head then break end
+    local entry = redis.call('HGET', KEYS[4], head)
+    redis.call('ZREM', KEYS[3], head)
+    redis.call('HDEL', KEYS[4], head)
+    if entry then
+      local live, grant, arm, client = string.match(entry, '^(%d+):(%d+):(%d+):(.*)$')
+      if tonumber(live) > ms then
+        local next = string.format('%.0f', math.max(tonumber(fence) + 1, tonumber(now[1]) * 1000000 + tonumber(now[2])))
+        redis.call('SET', KEYS[1], next .. ':' .. head, 'PX', grant)
+        if client ~= ARGV[4] then
+          redis.call(ARGV[5], ARGV[3], head .. ':' .. next .. ':' .. arm)
+        end
+        return {3, tonumber(next), head, tonumber(arm)}
+      end
+    end
+  end
+  redis.call('DEL', KEYS[4])
+end
+-- Default-mode clients may wait on the same lock: wake them as release.lua does.
+local waiting = 0
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  now = now or redis.call('TIME')
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+  waiting = redis.call('ZCARD', KEYS[2])
+end
+redis.call('SET', KEYS[1], fence, 'PX', ARGV[2])
+if waiting > 0 then
+  redis.call(ARGV[5], ARGV[3], ARGV[4])
+end
+return {1, 0}
