@@ -100,9 +100,15 @@ final class CommandTimer implements Timer {
         long now = ticker.read();
         Entry head;
         synchronized (common) {
-            while ((head = common.peek()) != null && (head.isCancelled() || now - head.deadline >= 0)) {
-                common.remove();
-                head.fire();
+            while ((head = common.peek()) != null) {
+                if (head.isCancelled()) {
+                    common.remove();
+                } else if (now - head.deadline >= 0) {
+                    common.remove();
+                    head.fire();
+                } else {
+                    break;
+                }
             }
         }
         while (true) {

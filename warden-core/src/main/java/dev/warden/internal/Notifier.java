@@ -9,7 +9,6 @@ import java.net.SocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -84,7 +83,9 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     private final Link link;
     private final String instanceId;
     private final ScheduledExecutorService scheduler;
-    private final Map<String, Channel> channels = new HashMap<>();
+    // Changed only under this notifier's lock; read without it where a missing channel settles the answer, so that
+    // locks nobody waits for (the uncontended path) never queue for that lock.
+    private final Map<String, Channel> channels = new ConcurrentHashMap<>();
     private final Map<String, Waiter> byToken = new ConcurrentHashMap<>();
     private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection;
     private boolean closed;
@@ -120,7 +121,14 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     }
 
     /** Marks the channel's present state if it is subscribed now, else returns null. */
-    synchronized Mark mark(String channel) {
+    Mark mark(String channel) {
+        if (!channels.containsKey(channel)) {
+            return null;
+        }
+        return markSubscribed(channel);
+    }
+
+    private synchronized Mark markSubscribed(String channel) {
         Channel c = channels.get(channel);
         if (c == null || c.subscription == null || !c.subscription.isDone()
                 || c.subscription.isCompletedExceptionally()) {
@@ -198,6 +206,9 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
 
     /** Reserves the head waiter of a channel for a direct handover, if there is one that can be reserved now. */
     Candidate reserveHead(String channel) {
+        if (!channels.containsKey(channel)) {
+            return null;
+        }
         Waiter head;
         int queued;
         synchronized (this) {
@@ -213,6 +224,9 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
 
     /** Wakes the head waiter of a channel, if any: a release was heard, or a local lease ended. */
     void wakeOne(String channel) {
+        if (!channels.containsKey(channel)) {
+            return;
+        }
         Waiter head;
         synchronized (this) {
             Channel c = channels.get(channel);

@@ -58,9 +58,12 @@ final class SweepQueue<E> {
         return head.slots.get(index);
     }
 
-    /** Removes the element that {@link #peek} returned; the drainer only. */
+    /**
+     * Removes the element that {@link #peek} returned; the drainer only. The slot is not cleared: the whole chunk
+     * goes to the garbage collector once the head has passed it.
+     */
     void remove() {
-        head.slots.lazySet(index++, null);
+        index++;
     }
 
     /** Removes every element that is there, handing each to {@code action}; the drainer only. */
