@@ -132,7 +132,7 @@ final class Acquisition implements Notifier.Waiter {
             }
         }
         if (!joined) {
-            markAtSend = waits ? client.notifier().mark(lock.keys().channel()) : null;
+            markAtSend = waits ? client.notifier().mark(lock.keys()) : null;
         }
         Replicas replicas = lock.replicas();
         try {
@@ -254,7 +254,7 @@ final class Acquisition implements Notifier.Waiter {
             if (e != null) {
                 failure.addSuppressed(Errors.translate(e, lock.describe("release after too few acknowledgements")));
             }
-            client.notifier().wakeOne(lock.keys().channel());
+            client.notifier().wakeOne(lock.keys());
             result.completeExceptionally(failure);
         });
     }

@@ -121,11 +121,21 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     }
 
     /** Marks the channel's present state if it is subscribed now, else returns null. */
-    Mark mark(String channel) {
-        if (!channels.containsKey(channel)) {
+    Mark mark(LockKeys keys) {
+        String channel = listened(keys);
+        return channel == null ? null : markSubscribed(channel);
+    }
+
+    /**
+     * @return the lock's channel if this client listens on it, else null; without the notifier's lock, and without
+     *         even naming the channel while no lock of this client has a waiter (the uncontended case)
+     */
+    private String listened(LockKeys keys) {
+        if (channels.isEmpty()) {
             return null;
         }
-        return markSubscribed(channel);
+        String channel = keys.channel();
+        return channels.containsKey(channel) ? channel : null;
     }
 
     private synchronized Mark markSubscribed(String channel) {
@@ -205,8 +215,9 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     }
 
     /** Reserves the head waiter of a channel for a direct handover, if there is one that can be reserved now. */
-    Candidate reserveHead(String channel) {
-        if (!channels.containsKey(channel)) {
+    Candidate reserveHead(LockKeys keys) {
+        String channel = listened(keys);
+        if (channel == null) {
             return null;
         }
         Waiter head;
@@ -223,8 +234,9 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     }
 
     /** Wakes the head waiter of a channel, if any: a release was heard, or a local lease ended. */
-    void wakeOne(String channel) {
-        if (!channels.containsKey(channel)) {
+    void wakeOne(LockKeys keys) {
+        String channel = listened(keys);
+        if (channel == null) {
             return;
         }
         Waiter head;

@@ -77,7 +77,7 @@ final class RedisLease extends LeaseBase {
         }
         // A waiter of this client heads the queue: the release script may hand it the lock directly, saving its
         // acquire round trip, unless another client waits too.
-        Notifier.Candidate next = client.notifier().reserveHead(keys.channel());
+        Notifier.Candidate next = client.notifier().reserveHead(keys);
         long sentAt = client.ticker().read();
         long status;
         try {
@@ -105,7 +105,7 @@ final class RedisLease extends LeaseBase {
         if (next != null) {
             next.waiter().unreserve();
         } else {
-            client.notifier().wakeOne(keys.channel());
+            client.notifier().wakeOne(keys);
         }
         return status == 1L;
     }
@@ -126,7 +126,7 @@ final class RedisLease extends LeaseBase {
         released();
         if (status == 1L) {
             // No waiter was registered; one of this client may be about to register, and must try again.
-            client.notifier().wakeOne(keys.channel());
+            client.notifier().wakeOne(keys);
         }
         return true;
     }
@@ -152,7 +152,7 @@ final class RedisLease extends LeaseBase {
                 LOG.warn("could not release abandoned lease of lock '{}'; it expires after {} ms: {}",
                         lock.name(), leaseMillis, Errors.unwrap(error).toString());
             } else {
-                lock.client().notifier().wakeOne(keys.channel());
+                lock.client().notifier().wakeOne(keys);
             }
             return null;
         });
@@ -170,7 +170,7 @@ final class RedisLease extends LeaseBase {
 
     @Override
     void afterLoss() {
-        lock.client().notifier().wakeOne(keys.channel());
+        lock.client().notifier().wakeOne(keys);
     }
 
     /** Clock-rate drift between this machine and Redis: 1 % of the lease plus 2 ms, as Redlock does. */
