@@ -19,9 +19,10 @@ import java.util.Map;
  * Runs the scenarios for every contender against one Redis, in interleaved rounds (A B C A B C ...) so that drift
  * of the machine hits all alike, and reports the median of the rounds, a plain table and a JSON file.
  *
- * <p>Options: {@code --seconds N} per scenario and round (1), {@code --rounds N} (3), {@code --scenarios S1,S2,S3,S4,S3C,S4C},
- * {@code --contenders warden,floor,redisson,redisson-fair}, {@code --out DIR} (bench-results), {@code --redis URI}
- * (default: a redis-server started here).
+ * <p>Options: {@code --seconds N} per scenario and round (1), {@code --rounds N} (3), {@code --warmup N} seconds
+ * of untimed load before each contender's first run (1), {@code --scenarios S1,S2,S3,S4,S3C,S4C},
+ * {@code --contenders warden,floor,redisson,redisson-fair}, {@code --resources S5,S6} (a blank value for none),
+ * {@code --out DIR} (bench-results), {@code --redis URI} (default: a redis-server started here).
  */
 public final class Bench {
     private Bench() {
@@ -31,6 +32,7 @@ public final class Bench {
         Map<String, String> options = options(args);
         Duration seconds = Duration.ofMillis((long) (Double.parseDouble(options.getOrDefault("seconds", "1")) * 1000));
         int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
+        Duration warmup = Duration.ofMillis((long) (Double.parseDouble(options.getOrDefault("warmup", "1")) * 1000));
         List<Scenario> scenarios = Arrays.stream(options.getOrDefault("scenarios", "S1,S2,S3,S4,S3C,S4C").split(","))
                 .map(Scenario::valueOf).toList();
         List<String> contenders = List.of(options.getOrDefault("contenders", String.join(",", Contenders.NAMES))
@@ -39,7 +41,7 @@ public final class Bench {
         try (Backends backends = Backends.start(options.get("redis"), contenders)) {
             String uri = backends.servers().redis();
             RedisServer server = backends.redisServer();
-            Results results = run(backends.servers(), scenarios, contenders, seconds, rounds);
+            Results results = run(backends.servers(), scenarios, contenders, seconds, rounds, warmup);
             for (String resource : options.getOrDefault("resources", "S5,S6").split(",")) {
                 for (String name : List.of("warden", "redisson")) {
                     if (!resource.isBlank() && contenders.contains(name)) {
@@ -78,11 +80,18 @@ public final class Bench {
     /**
      * Runs every scenario for every contender; the requests of {@code warden-quorum} are counted on its first
      * server only. A contender that runs uncontended only (the PING line, the fenced floor) skips the scenarios
-     * that share a key.
+     * that share a key. All contenders are first {@linkplain #warmUp warmed up} for {@code warmup} each, untimed, so
+     * that none is measured while the JIT is still compiling: the first contender would otherwise pay for compiling
+     * the code it shares with the others (Lettuce, Netty), and later classes loading would undo its compiled code.
      */
     static Results run(Contenders.Servers servers, List<Scenario> scenarios, List<String> contenders,
-                       Duration seconds, int rounds) throws Exception {
+                       Duration seconds, int rounds, Duration warmup) throws Exception {
         Results results = new Results(scenarios, contenders);
+        if (!warmup.isZero()) {
+            for (String name : contenders) {
+                warmUp(name, servers, warmup);
+            }
+        }
         for (int round = 0; round < rounds; round++) {
             for (Scenario scenario : scenarios) {
                 for (String name : contenders) {
@@ -97,15 +106,37 @@ public final class Bench {
                         } else {
                             scenario.run(pick, Duration.ofMillis(200), "warmup:");
                         }
-                        results.add(scenario, name, scenario.run(pick, seconds, "r" + round + ":"));
+                        Map<String, Double> measured = scenario.run(pick, seconds, "r" + round + ":");
+                        results.add(scenario, name, measured);
+                        System.err.printf(Locale.ROOT, "round %d/%d %s %s: %.0f ops/s%n", round + 1, rounds, scenario,
+                                name, measured.get("ops/s"));
                     } finally {
                         opened.forEach(Contender::close);
                     }
-                    System.err.printf("round %d/%d %s %s done%n", round + 1, rounds, scenario, name);
                 }
             }
         }
         return results;
+    }
+
+    /**
+     * Half of {@code warmup} under S2's load (16 threads on their own keys), then half under S3's (8 threads on one
+     * key) where the contender locks: enough calls for the JIT to compile its uncontended and contended paths.
+     * Every contender is warmed up before the first round, so that no contender's timed run is the first to load
+     * another library's classes, which throws away compiled code that assumed they were absent.
+     */
+    private static void warmUp(String name, Contenders.Servers servers, Duration warmup) throws Exception {
+        for (Scenario scenario : List.of(Scenario.S2, Scenario.S3)) {
+            List<Contender> opened = open(name, servers, scenario);
+            try {
+                if (!opened.isEmpty()) {
+                    scenario.run(t -> opened.get(0), warmup.dividedBy(2), "warmup:");
+                }
+            } finally {
+                opened.forEach(Contender::close);
+            }
+        }
+        System.err.printf("warm-up %s done%n", name);
     }
 
     /**

@@ -53,15 +53,18 @@ final class Resources {
         try (Holder holder = Holder.open(contender, uri, Duration.ofSeconds(60))) {
             long keysBefore = dbSize(uri);
             long redisBefore = usedMemory(uri);
-            long heapBefore = settledHeapUsed();
+            awaitQuietThreads();
             holder.acquire("s6:", locks);
-            long heapAfter = settledHeapUsed();
+            long heapHeld = settledHeapUsed();
             long redisAfter = usedMemory(uri);
             long keysHeld = dbSize(uri);
             holder.releaseAll();
+            // Held against released, in the same client: the clients of earlier runs still being shut down in the
+            // background free memory meanwhile, which once made a before-and-after figure negative.
+            long heapReleased = settledHeapUsed();
             Map<String, Double> figures = new LinkedHashMap<>();
             figures.put("redis bytes per held lock", (redisAfter - redisBefore) / (double) locks);
-            figures.put("client heap bytes per lease", (heapAfter - heapBefore) / (double) locks);
+            figures.put("client heap bytes per lease", (heapHeld - heapReleased) / (double) locks);
             figures.put("keys per held lock", (keysHeld - keysBefore) / (double) locks);
             figures.put("keys per released lock", (dbSize(uri) - keysBefore) / (double) locks);
             // What a released lock leaves behind: Warden's fencing counter.
@@ -180,6 +183,24 @@ final class Resources {
     private static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
+    }
+
+    /**
+     * Waits, at most 10 s, until the number of live threads has not fallen for a second: until the clients closed
+     * before have finished shutting down their thread pools.
+     */
+    private static void awaitQuietThreads() throws InterruptedException {
+        var threads = ManagementFactory.getThreadMXBean();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        int last = threads.getThreadCount();
+        while (System.nanoTime() - end < 0) {
+            TimeUnit.SECONDS.sleep(1);
+            int now = threads.getThreadCount();
+            if (now >= last) {
+                return;
+            }
+            last = now;
+        }
     }
 
     /**

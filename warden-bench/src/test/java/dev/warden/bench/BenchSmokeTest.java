@@ -16,7 +16,7 @@ class BenchSmokeTest {
             RedisServer server = backends.redisServer();
             List<Scenario> scenarios = List.of(Scenario.values());
             Bench.Results results = Bench.run(backends.servers(), scenarios, Contenders.NAMES, Duration.ofMillis(300),
-                    1);
+                    1, Duration.ZERO);
             for (String contender : Contenders.NAMES) {
                 boolean locks = !contender.equals("ping");
                 boolean contended = locks && !contender.equals("floor-fenced");
