@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.IntFunction;
 
 /**
  * Runs the scenarios for every contender against one Redis, in interleaved rounds (A B C A B C ...) so that drift
@@ -30,9 +31,9 @@ public final class Bench {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> options = options(args);
-        Duration seconds = Duration.ofMillis((long) (Double.parseDouble(options.getOrDefault("seconds", "1")) * 1000));
+        Duration seconds = seconds(options, "seconds", "1");
         int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
-        Duration warmup = Duration.ofMillis((long) (Double.parseDouble(options.getOrDefault("warmup", "1")) * 1000));
+        Duration warmup = seconds(options, "warmup", "1");
         List<Scenario> scenarios = Arrays.stream(options.getOrDefault("scenarios", "S1,S2,S3,S4,S3C,S4C").split(","))
                 .map(Scenario::valueOf).toList();
         List<String> contenders = List.of(options.getOrDefault("contenders", String.join(",", Contenders.NAMES))
@@ -95,24 +96,18 @@ public final class Bench {
         for (int round = 0; round < rounds; round++) {
             for (Scenario scenario : scenarios) {
                 for (String name : contenders) {
-                    List<Contender> opened = open(name, servers, scenario);
-                    if (opened.isEmpty()) {
-                        continue;
-                    }
-                    try {
-                        java.util.function.IntFunction<Contender> pick = t -> opened.get(t % opened.size());
-                        if (round == 0) {
-                            count(servers, scenario, name, opened.get(0), pick, results);
+                    int r = round;
+                    withOpened(name, servers, scenario, pick -> {
+                        if (r == 0) {
+                            count(servers, scenario, name, pick.apply(0), pick, results);
                         } else {
                             scenario.run(pick, Duration.ofMillis(200), "warmup:");
                         }
-                        Map<String, Double> measured = scenario.run(pick, seconds, "r" + round + ":");
+                        Map<String, Double> measured = scenario.run(pick, seconds, "r" + r + ":");
                         results.add(scenario, name, measured);
-                        System.err.printf(Locale.ROOT, "round %d/%d %s %s: %.0f ops/s%n", round + 1, rounds, scenario,
+                        System.err.printf(Locale.ROOT, "round %d/%d %s %s: %.0f ops/s%n", r + 1, rounds, scenario,
                                 name, measured.get("ops/s"));
-                    } finally {
-                        opened.forEach(Contender::close);
-                    }
+                    });
                 }
             }
         }
@@ -127,16 +122,31 @@ public final class Bench {
      */
     private static void warmUp(String name, Contenders.Servers servers, Duration warmup) throws Exception {
         for (Scenario scenario : List.of(Scenario.S2, Scenario.S3)) {
-            List<Contender> opened = open(name, servers, scenario);
-            try {
-                if (!opened.isEmpty()) {
-                    scenario.run(t -> opened.get(0), warmup.dividedBy(2), "warmup:");
-                }
-            } finally {
-                opened.forEach(Contender::close);
-            }
+            withOpened(name, servers, scenario, pick -> scenario.run(pick, warmup.dividedBy(2), "warmup:"));
         }
         System.err.printf("warm-up %s done%n", name);
+    }
+
+    /** What runs with a scenario's contenders, given as the contender of each thread. */
+    private interface WithContenders {
+        void run(IntFunction<Contender> pick) throws Exception;
+    }
+
+    /**
+     * Opens the contenders the scenario needs (see {@link #open}), runs {@code body} with them and closes them; does
+     * nothing if the contender does not take part in the scenario.
+     */
+    private static void withOpened(String name, Contenders.Servers servers, Scenario scenario, WithContenders body)
+            throws Exception {
+        List<Contender> opened = open(name, servers, scenario);
+        if (opened.isEmpty()) {
+            return;
+        }
+        try {
+            body.run(t -> opened.get(t % opened.size()));
+        } finally {
+            opened.forEach(Contender::close);
+        }
     }
 
     /**
@@ -144,7 +154,7 @@ public final class Bench {
      * for a contender that does not use Redis).
      */
     private static void count(Contenders.Servers servers, Scenario scenario, String name, Contender first,
-                              java.util.function.IntFunction<Contender> pick, Results results) throws Exception {
+                              IntFunction<Contender> pick, Results results) throws Exception {
         Duration window = Duration.ofMillis(400);
         if (!first.onRedis()) {
             scenario.run(pick, window, "warmup:");
@@ -222,6 +232,11 @@ public final class Bench {
             opened.add(Contenders.open(name, servers));
         }
         return opened;
+    }
+
+    /** A duration option given in seconds, fractions allowed. */
+    private static Duration seconds(Map<String, String> options, String name, String fallback) {
+        return Duration.ofMillis((long) (Double.parseDouble(options.getOrDefault(name, fallback)) * 1000));
     }
 
     private static Map<String, String> options(String[] args) {
