@@ -181,6 +181,23 @@ abstract class LockTarget implements AutoCloseable {
             // master would be a second, acknowledged copy of the locks (see the README's guarantees).
             old.restartAsReplicaOf(promoted);
             lastFailover = System.nanoTime();
+            awaitReplicasOnline(promoted, end);
+        }
+
+        /**
+         * The fault lasts until the new master has both replicas online again: grants need both acknowledgements,
+         * so no lock can be granted before, and liveness is judged from then on.
+         */
+        private static void awaitReplicasOnline(RedisServer master, long end) throws InterruptedException {
+            while (System.nanoTime() - end < 0) {
+                String info = role(master);
+                if (info.contains("connected_slaves:" + REPLICAS)
+                        && info.split("state=online", -1).length - 1 == REPLICAS) {
+                    return;
+                }
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
+            throw new IllegalStateException("the replicas of the new master did not come online: " + role(master));
         }
 
         @Override
