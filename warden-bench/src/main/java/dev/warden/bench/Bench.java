@@ -99,7 +99,7 @@ public final class Bench {
                     int r = round;
                     withOpened(name, servers, scenario, pick -> {
                         if (r == 0) {
-                            count(servers, scenario, name, pick.apply(0), pick, results);
+                            count(servers, scenario, name, pick, results);
                         } else {
                             scenario.run(pick, Duration.ofMillis(200), "warmup:");
                         }
@@ -153,10 +153,10 @@ public final class Bench {
      * The first round's warm-up, untimed, doubles as the count of requests per operation, seen with MONITOR (NaN
      * for a contender that does not use Redis).
      */
-    private static void count(Contenders.Servers servers, Scenario scenario, String name, Contender first,
+    private static void count(Contenders.Servers servers, Scenario scenario, String name,
                               IntFunction<Contender> pick, Results results) throws Exception {
         Duration window = Duration.ofMillis(400);
-        if (!first.onRedis()) {
+        if (!pick.apply(0).onRedis()) {
             scenario.run(pick, window, "warmup:");
             results.requests(scenario, name, Double.NaN);
             return;

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The lock servers of a fault run, in one topology: how workers reach them (a spec string that
@@ -165,39 +166,40 @@ abstract class LockTarget implements AutoCloseable {
             RedisServer old = master();
             old.kill();
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            RedisServer promoted = null;
-            while (promoted == null && System.nanoTime() - end < 0) {
-                for (RedisServer server : servers) {
-                    if (server != old && role(server).contains("role:master")) {
-                        promoted = server;
-                    }
-                }
-                TimeUnit.MILLISECONDS.sleep(50);
-            }
-            if (promoted == null) {
-                throw new IllegalStateException("no replica was promoted");
-            }
+            RedisServer promoted = poll(() -> servers.stream()
+                    .filter(server -> server != old && replication(server).contains("role:master"))
+                    .findFirst().orElse(null), end, "no replica was promoted");
             // Back at once, possibly before the sentinels announce the new master, but never as a master: an empty
             // master would be a second, acknowledged copy of the locks (see the README's guarantees).
             old.restartAsReplicaOf(promoted);
             lastFailover = System.nanoTime();
-            awaitReplicasOnline(promoted, end);
+            // The fault lasts until the new master has both replicas online again: grants need both
+            // acknowledgements, so no lock can be granted before, and liveness is judged from then on.
+            poll(() -> replicasOnline(promoted) ? promoted : null, end,
+                    "the replicas of the new master did not come online");
+        }
+
+        private static boolean replicasOnline(RedisServer master) {
+            String info = replication(master);
+            return info.contains("connected_slaves:" + REPLICAS)
+                    && info.split("state=online", -1).length - 1 == REPLICAS;
         }
 
         /**
-         * The fault lasts until the new master has both replicas online again: grants need both acknowledgements,
-         * so no lock can be granted before, and liveness is judged from then on.
+         * Reads the servers' replication state every 50 ms until {@code probe} finds what it looks for; the state
+         * changes without an event to wait for.
+         *
+         * @throws IllegalStateException with {@code missing} if it is not found by {@code end}
          */
-        private static void awaitReplicasOnline(RedisServer master, long end) throws InterruptedException {
+        private static <T> T poll(Supplier<T> probe, long end, String missing) throws InterruptedException {
             while (System.nanoTime() - end < 0) {
-                String info = role(master);
-                if (info.contains("connected_slaves:" + REPLICAS)
-                        && info.split("state=online", -1).length - 1 == REPLICAS) {
-                    return;
+                T found = probe.get();
+                if (found != null) {
+                    return found;
                 }
                 TimeUnit.MILLISECONDS.sleep(50);
             }
-            throw new IllegalStateException("the replicas of the new master did not come online: " + role(master));
+            throw new IllegalStateException(missing);
         }
 
         @Override
@@ -213,14 +215,14 @@ abstract class LockTarget implements AutoCloseable {
 
         private RedisServer master() {
             for (RedisServer server : servers) {
-                if (server.isRunning() && role(server).contains("role:master")) {
+                if (server.isRunning() && replication(server).contains("role:master")) {
                     return server;
                 }
             }
             throw new IllegalStateException("no master");
         }
 
-        private static String role(RedisServer server) {
+        private static String replication(RedisServer server) {
             try {
                 return (String) server.call("INFO", "replication");
             } catch (RuntimeException e) {
