@@ -5,7 +5,9 @@ import dev.warden.redisserver.RedisCluster;
 import dev.warden.redisserver.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -116,10 +118,14 @@ abstract class LockTarget implements AutoCloseable {
      * Sentinel wrongly thinks dead (it happens here under load) goes on granting beside the new one. FAILOVER kills the
      * master, waits for the sentinels to promote a replica, and brings the old master back at once, empty, as a
      * replica of the new one.
+     *
+     * <p>The master is whichever server most sentinels name, not any server that says it is one: after such a wrong
+     * failover two servers say so until Sentinel demotes the old one.
      */
     static final class Sentinel extends LockTarget {
         static final int REPLICAS = 2;
         private static final String MASTER = "faultmaster";
+        private static final long STEP_BOUND = TimeUnit.SECONDS.toNanos(30);
         private final List<RedisServer> servers = new ArrayList<>();
         private final List<RedisServer> sentinels = new ArrayList<>();
         private long lastFailover;
@@ -164,24 +170,52 @@ abstract class LockTarget implements AutoCloseable {
                         lastFailover + TimeUnit.SECONDS.toNanos(8) - System.nanoTime()));
             }
             RedisServer old = master();
+            long killed = System.nanoTime();
             old.kill();
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            RedisServer promoted = poll(() -> servers.stream()
-                    .filter(server -> server != old && replication(server).contains("role:master"))
-                    .findFirst().orElse(null), end, "no replica was promoted");
-            // Back at once, possibly before the sentinels announce the new master, but never as a master: an empty
-            // master would be a second, acknowledged copy of the locks (see the README's guarantees).
+            // Each step has its own bound: an election that splits the sentinels' votes is retried only after
+            // twice the failover timeout, so a promotion alone may take several times the usual second or two.
+            RedisServer promoted = poll(() -> {
+                RedisServer named = namedMaster();
+                return named != old ? named : null;
+            }, killed + STEP_BOUND, () -> "no replica was promoted");
+            long promotedAt = System.nanoTime();
+            // Back as soon as the sentinels name the new master, and never as a master: an empty master would be a
+            // second, acknowledged copy of the locks (see the README's guarantees).
             old.restartAsReplicaOf(promoted);
             lastFailover = System.nanoTime();
-            // The fault lasts until the new master has both replicas online again: grants need both
-            // acknowledgements, so no lock can be granted before, and liveness is judged from then on.
-            poll(() -> replicasOnline(promoted) ? promoted : null, end,
-                    "the replicas of the new master did not come online");
+            // The fault lasts until a master has both replicas online again: grants need both acknowledgements, so
+            // no lock can be granted before, and liveness is judged from then on. That master need not be the one
+            // promoted here: on a loaded machine a sentinel may find the new master slow to answer (for longer than
+            // its down-after time) and fail it over again, a fault of its own that Warden must survive too.
+            RedisServer healed = poll(() -> servers.stream().filter(Sentinel::replicasOnline).findFirst()
+                    .orElse(null), lastFailover + STEP_BOUND, () -> "no master has both replicas online again");
+            System.out.printf("failover: port %d promoted %d ms after the kill; port %d has both replicas online %d ms"
+                            + " later%n", promoted.port(), TimeUnit.NANOSECONDS.toMillis(promotedAt - killed),
+                    healed.port(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - promotedAt));
         }
 
-        private static boolean replicasOnline(RedisServer master) {
-            String info = replication(master);
-            return info.contains("connected_slaves:" + REPLICAS)
+        /** @return every server's replication state and the end of every sentinel's log, for a failure message */
+        private String state() {
+            StringBuilder state = new StringBuilder();
+            for (RedisServer server : servers) {
+                state.append("\nserver ").append(server.port()).append(": ").append(!server.isRunning()
+                        ? "not running" : replication(server).lines().filter(line -> line.startsWith("role")
+                        || line.startsWith("master_") || line.contains("slave")).toList());
+            }
+            for (RedisServer sentinel : sentinels) {
+                List<String> log = sentinel.recentLog().lines().toList();
+                state.append("\nsentinel ").append(sentinel.port()).append(":\n  ")
+                        .append(String.join("\n  ", log.subList(Math.max(0, log.size() - 25), log.size())));
+            }
+            return state.toString();
+        }
+
+        private static boolean replicasOnline(RedisServer server) {
+            if (!server.isRunning()) {
+                return false;
+            }
+            String info = replication(server);
+            return info.contains("role:master") && info.contains("connected_slaves:" + REPLICAS)
                     && info.split("state=online", -1).length - 1 == REPLICAS;
         }
 
@@ -189,9 +223,10 @@ abstract class LockTarget implements AutoCloseable {
          * Reads the servers' replication state every 50 ms until {@code probe} finds what it looks for; the state
          * changes without an event to wait for.
          *
-         * @throws IllegalStateException with {@code missing} if it is not found by {@code end}
+         * @throws IllegalStateException with {@code missing} and the topology's state if it is not found by
+         *                               {@code end}
          */
-        private static <T> T poll(Supplier<T> probe, long end, String missing) throws InterruptedException {
+        private <T> T poll(Supplier<T> probe, long end, Supplier<String> missing) throws InterruptedException {
             while (System.nanoTime() - end < 0) {
                 T found = probe.get();
                 if (found != null) {
@@ -199,7 +234,7 @@ abstract class LockTarget implements AutoCloseable {
                 }
                 TimeUnit.MILLISECONDS.sleep(50);
             }
-            throw new IllegalStateException(missing);
+            throw new IllegalStateException(missing.get() + state());
         }
 
         @Override
@@ -213,13 +248,28 @@ abstract class LockTarget implements AutoCloseable {
             servers.forEach(RedisServer::close);
         }
 
-        private RedisServer master() {
+        private RedisServer master() throws InterruptedException {
+            return poll(this::namedMaster, System.nanoTime() + STEP_BOUND, () -> "the sentinels name no master");
+        }
+
+        /** @return the server that most sentinels name as the master, if it runs as one; null otherwise */
+        private RedisServer namedMaster() {
+            Map<Integer, Integer> votes = new HashMap<>();
+            for (RedisServer sentinel : sentinels) {
+                try {
+                    List<?> address = (List<?>) sentinel.call("SENTINEL", "get-master-addr-by-name", MASTER);
+                    votes.merge(Integer.parseInt(String.valueOf(address.get(1))), 1, Integer::sum);
+                } catch (RuntimeException e) {
+                    // A sentinel that does not answer names nobody.
+                }
+            }
             for (RedisServer server : servers) {
-                if (server.isRunning() && replication(server).contains("role:master")) {
+                if (votes.getOrDefault(server.port(), 0) * 2 > sentinels.size() && server.isRunning()
+                        && replication(server).contains("role:master")) {
                     return server;
                 }
             }
-            throw new IllegalStateException("no master");
+            return null;
         }
 
         private static String replication(RedisServer server) {
