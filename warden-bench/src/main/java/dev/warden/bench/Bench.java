@@ -14,11 +14,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.IntFunction;
 
 /**
- * Runs the scenarios for every contender against one Redis, in interleaved rounds (A B C A B C ...) so that drift
- * of the machine hits all alike, and reports the median of the rounds, a plain table and a JSON file.
+ * Runs the scenarios for every contender against one Redis, each contender in a JVM of its own, in interleaved
+ * rounds (A B C A B C ...) so that drift of the machine hits all alike, and reports the median of the rounds, a
+ * plain table and a JSON file.
  *
  * <p>Options: {@code --seconds N} per scenario and round (1), {@code --rounds N} (3), {@code --warmup N} seconds
  * of untimed load before each contender's first run (1), {@code --scenarios S1,S2,S3,S4,S3C,S4C},
@@ -79,37 +79,53 @@ public final class Bench {
     }
 
     /**
-     * Runs every scenario for every contender; the requests of {@code warden-quorum} are counted on its first
-     * server only. A contender that runs uncontended only (the PING line, the fenced floor) skips the scenarios
-     * that share a key. All contenders are first {@linkplain #warmUp warmed up} for {@code warmup} each, untimed, so
-     * that none is measured while the JIT is still compiling: the first contender would otherwise pay for compiling
-     * the code it shares with the others (Lettuce, Netty), and later classes loading would undo its compiled code.
+     * Runs every scenario for every contender, each contender in a {@linkplain Fork JVM of its own}; the requests of
+     * {@code warden-quorum} are counted on its first server only. A contender that runs uncontended only (the PING
+     * line, the fenced floor) skips the scenarios that share a key. All contenders are first
+     * {@linkplain #warmUp warmed up} for {@code warmup} each, untimed, so that none is measured while the JIT is
+     * still compiling.
      */
     static Results run(Contenders.Servers servers, List<Scenario> scenarios, List<String> contenders,
                        Duration seconds, int rounds, Duration warmup) throws Exception {
         Results results = new Results(scenarios, contenders);
-        if (!warmup.isZero()) {
+        Map<String, Fork> forks = new LinkedHashMap<>();
+        try {
             for (String name : contenders) {
-                warmUp(name, servers, warmup);
+                forks.put(name, Fork.launch(name, servers));
             }
-        }
-        for (int round = 0; round < rounds; round++) {
-            for (Scenario scenario : scenarios) {
-                for (String name : contenders) {
-                    int r = round;
-                    withOpened(name, servers, scenario, pick -> {
-                        if (r == 0) {
-                            count(servers, scenario, name, pick, results);
-                        } else {
-                            scenario.run(pick, Duration.ofMillis(200), "warmup:");
-                        }
-                        Map<String, Double> measured = scenario.run(pick, seconds, "r" + r + ":");
-                        results.add(scenario, name, measured);
-                        System.err.printf(Locale.ROOT, "round %d/%d %s %s: %.0f ops/s%n", r + 1, rounds, scenario,
-                                name, measured.get("ops/s"));
-                    });
+            for (Fork fork : forks.values()) {
+                fork.awaitReady();
+            }
+            if (!warmup.isZero()) {
+                for (Fork fork : forks.values()) {
+                    warmUp(fork, warmup);
                 }
             }
+            for (int round = 0; round < rounds; round++) {
+                for (Scenario scenario : scenarios) {
+                    for (String name : contenders) {
+                        Fork fork = forks.get(name);
+                        if (!fork.open(scenario)) {
+                            continue;
+                        }
+                        try {
+                            if (round == 0) {
+                                count(servers, scenario, name, fork, results);
+                            } else {
+                                fork.run(Duration.ofMillis(200), "warmup:");
+                            }
+                            Map<String, Double> measured = fork.run(seconds, "r" + round + ":");
+                            results.add(scenario, name, measured);
+                            System.err.printf(Locale.ROOT, "round %d/%d %s %s: %.0f ops/s%n", round + 1, rounds,
+                                    scenario, name, measured.get("ops/s"));
+                        } finally {
+                            fork.closeScenario();
+                        }
+                    }
+                }
+            }
+        } finally {
+            forks.values().forEach(Fork::close);
         }
         return results;
     }
@@ -117,54 +133,38 @@ public final class Bench {
     /**
      * Half of {@code warmup} under S2's load (16 threads on their own keys), then half under S3's (8 threads on one
      * key) where the contender locks: enough calls for the JIT to compile its uncontended and contended paths.
-     * Every contender is warmed up before the first round, so that no contender's timed run is the first to load
-     * another library's classes, which throws away compiled code that assumed they were absent.
      */
-    private static void warmUp(String name, Contenders.Servers servers, Duration warmup) throws Exception {
+    private static void warmUp(Fork fork, Duration warmup) {
         for (Scenario scenario : List.of(Scenario.S2, Scenario.S3)) {
-            withOpened(name, servers, scenario, pick -> scenario.run(pick, warmup.dividedBy(2), "warmup:"));
+            if (fork.open(scenario)) {
+                try {
+                    fork.run(warmup.dividedBy(2), "warmup:");
+                } finally {
+                    fork.closeScenario();
+                }
+            }
         }
-        System.err.printf("warm-up %s done%n", name);
-    }
-
-    /** What runs with a scenario's contenders, given as the contender of each thread. */
-    private interface WithContenders {
-        void run(IntFunction<Contender> pick) throws Exception;
-    }
-
-    /**
-     * Opens the contenders the scenario needs (see {@link #open}), runs {@code body} with them and closes them; does
-     * nothing if the contender does not take part in the scenario.
-     */
-    private static void withOpened(String name, Contenders.Servers servers, Scenario scenario, WithContenders body)
-            throws Exception {
-        List<Contender> opened = open(name, servers, scenario);
-        if (opened.isEmpty()) {
-            return;
-        }
-        try {
-            body.run(t -> opened.get(t % opened.size()));
-        } finally {
-            opened.forEach(Contender::close);
-        }
+        System.err.printf("warm-up %s done%n", fork);
     }
 
     /**
      * The first round's warm-up, untimed, doubles as the count of requests per operation, seen with MONITOR (NaN
-     * for a contender that does not use Redis).
+     * for a contender that does not use Redis). A short run first lets the contender connect and load its scripts,
+     * which it does once per client and not per operation.
      */
-    private static void count(Contenders.Servers servers, Scenario scenario, String name,
-                              IntFunction<Contender> pick, Results results) throws Exception {
+    private static void count(Contenders.Servers servers, Scenario scenario, String name, Fork fork,
+                              Results results) throws Exception {
         Duration window = Duration.ofMillis(400);
-        if (!pick.apply(0).onRedis()) {
-            scenario.run(pick, window, "warmup:");
+        fork.run(Duration.ofMillis(100), "warmup:");
+        if (!fork.onRedis()) {
+            fork.run(window, "warmup:");
             results.requests(scenario, name, Double.NaN);
             return;
         }
         URI parsed = URI.create(servers.redis());
         try (RequestCounter counter = new RequestCounter(parsed.getHost(), parsed.getPort());
              Resp admin = new Resp(parsed.getHost(), parsed.getPort(), Duration.ofSeconds(10))) {
-            Map<String, Double> sample = scenario.run(pick, window, "count:");
+            Map<String, Double> sample = fork.run(window, "count:");
             long requests = counter.finish(command -> {
                 try {
                     admin.call(command);
@@ -221,7 +221,7 @@ public final class Bench {
      * One contender shared by the scenario's threads, or one per thread when the scenario says so; none when the
      * contender does not exclude (the PING line) and the scenario shares a key.
      */
-    private static List<Contender> open(String name, Contenders.Servers servers, Scenario scenario) {
+    static List<Contender> open(String name, Contenders.Servers servers, Scenario scenario) {
         List<Contender> opened = new ArrayList<>();
         opened.add(Contenders.open(name, servers));
         if (opened.get(0).uncontendedOnly() && scenario.shared) {
