@@ -4,6 +4,7 @@ import dev.warden.Ticker;
 import dev.warden.LockException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -78,36 +79,61 @@ final class RedisLease extends LeaseBase {
         // A waiter of this client heads the queue: the release script may hand it the lock directly, saving its
         // acquire round trip, unless another client waits too.
         Notifier.Candidate next = client.notifier().reserveHead(keys);
+        if (next == null) {
+            long status;
+            try {
+                status = client.await(client.scripts().release(keys, token, client.instanceId()),
+                        lock.describe("release"));
+            } catch (LockException e) {
+                released();
+                throw e;
+            }
+            if (status == 1L) {
+                released();
+            } else {
+                lose("it was found expired or taken on release");
+            }
+            client.notifier().wakeOne(keys);
+            return status == 1L;
+        }
+        return releaseTo(client, next.waiter(), next.queued());
+    }
+
+    /**
+     * Releases, handing the lock to a reserved waiter of this client if no other client waits. The reply settles
+     * the waiter on the thread that reads it, so that the new holder wakes at once, not after this thread has;
+     * if no reply comes, the failure settles it instead, whichever is first.
+     */
+    private boolean releaseTo(RedisLockClient client, Notifier.Waiter waiter, int queued) {
         long sentAt = client.ticker().read();
+        AtomicBoolean settled = new AtomicBoolean();
         long status;
         try {
-            status = client.await(next == null
-                    ? client.scripts().release(keys, token, client.instanceId())
-                    : client.scripts().releaseTo(keys, token, client.instanceId(), next.waiter().token(),
-                            next.waiter().leaseMillis(), next.queued()), lock.describe("release"));
+            status = client.await(client.scripts().releaseTo(keys, token, client.instanceId(), waiter.token(),
+                    waiter.leaseMillis(), queued).thenApply(reply -> {
+                        if (settled.compareAndSet(false, true)) {
+                            if (reply < 0) {
+                                released();
+                                waiter.granted(-reply, sentAt);
+                            } else {
+                                waiter.unreserve();
+                            }
+                        }
+                        return reply;
+                    }), lock.describe("release"));
         } catch (LockException e) {
             released();
-            if (next != null) {
-                next.waiter().unreserve();
+            if (settled.compareAndSet(false, true)) {
+                waiter.unreserve();
             }
             throw e;
         }
-        if (status < 0) {
-            released();
-            next.waiter().granted(-status, sentAt);
-            return true;
-        }
-        if (status == 1L) {
-            released();
-        } else {
+        if (status == 0L) {
             lose("it was found expired or taken on release");
+            return false;
         }
-        if (next != null) {
-            next.waiter().unreserve();
-        } else {
-            client.notifier().wakeOne(keys);
-        }
-        return status == 1L;
+        released();
+        return true;
     }
 
     /** Fair mode: the release script grants the lock to the oldest waiter itself, and tells it. */
