@@ -33,6 +33,7 @@ final class Fork implements AutoCloseable {
     private static final String MARK = "@fork ";
     private static final String EXITED = MARK + "exited";
     private static final Duration START_BOUND = Duration.ofSeconds(60);
+    /** How long a command may take beyond the run it asks for. */
     private static final Duration REPLY_BOUND = Duration.ofSeconds(120);
 
     private final String name;
@@ -95,12 +96,13 @@ final class Fork implements AutoCloseable {
      * @return false if the contender takes no part in the scenario; nothing is open then
      */
     boolean open(Scenario scenario) {
-        return send("open " + scenario, "opened", "skipped").equals("opened");
+        return send("open " + scenario, "opened", "skipped", REPLY_BOUND).equals("opened");
     }
 
     /** Runs the open scenario for {@code duration} on keys that start with {@code label}; returns its figures. */
     Map<String, Double> run(Duration duration, String label) {
-        String figures = send("run " + duration.toMillis() + " " + label, "figures", null);
+        String figures = send("run " + duration.toMillis() + " " + label, "figures", null,
+                REPLY_BOUND.plus(duration));
         Map<String, Double> parsed = new LinkedHashMap<>();
         for (String figure : figures.split("\t")) {
             int at = figure.lastIndexOf('=');
@@ -112,7 +114,7 @@ final class Fork implements AutoCloseable {
     /** Closes the contenders of the open scenario; nothing to do once the child has failed (it exits then). */
     void closeScenario() {
         if (!failed) {
-            send("close", "closed", null);
+            send("close", "closed", null, REPLY_BOUND);
         }
     }
 
@@ -140,15 +142,18 @@ final class Fork implements AutoCloseable {
         }
     }
 
-    /** Sends one command and returns the rest of its reply, which must start with {@code expected} or {@code other}. */
-    private String send(String command, String expected, String other) {
+    /**
+     * Sends one command and returns the rest of its reply, which must start with {@code expected} or {@code other}
+     * and come within {@code bound}.
+     */
+    private String send(String command, String expected, String other, Duration bound) {
         try {
             commands.write(command + "\n");
             commands.flush();
         } catch (IOException e) {
             throw new UncheckedIOException(name + ": cannot send '" + command + "'", e);
         }
-        String reply = reply(other == null ? expected : null, REPLY_BOUND);
+        String reply = reply(other == null ? expected : null, bound);
         if (other != null && !reply.equals(expected) && !reply.equals(other)) {
             throw new IllegalStateException(name + " answered '" + command + "' with: " + reply);
         }
