@@ -105,22 +105,18 @@ public final class Bench {
                 for (Scenario scenario : scenarios) {
                     for (String name : contenders) {
                         Fork fork = forks.get(name);
-                        if (!fork.open(scenario)) {
-                            continue;
-                        }
-                        try {
-                            if (round == 0) {
+                        int r = round;
+                        withOpened(fork, scenario, () -> {
+                            if (r == 0) {
                                 count(servers, scenario, name, fork, results);
                             } else {
                                 fork.run(Duration.ofMillis(200), "warmup:");
                             }
-                            Map<String, Double> measured = fork.run(seconds, "r" + round + ":");
+                            Map<String, Double> measured = fork.run(seconds, "r" + r + ":");
                             results.add(scenario, name, measured);
-                            System.err.printf(Locale.ROOT, "round %d/%d %s %s: %.0f ops/s%n", round + 1, rounds,
+                            System.err.printf(Locale.ROOT, "round %d/%d %s %s: %.0f ops/s%n", r + 1, rounds,
                                     scenario, name, measured.get("ops/s"));
-                        } finally {
-                            fork.closeScenario();
-                        }
+                        });
                     }
                 }
             }
@@ -134,17 +130,28 @@ public final class Bench {
      * Half of {@code warmup} under S2's load (16 threads on their own keys), then half under S3's (8 threads on one
      * key) where the contender locks: enough calls for the JIT to compile its uncontended and contended paths.
      */
-    private static void warmUp(Fork fork, Duration warmup) {
+    private static void warmUp(Fork fork, Duration warmup) throws Exception {
         for (Scenario scenario : List.of(Scenario.S2, Scenario.S3)) {
-            if (fork.open(scenario)) {
-                try {
-                    fork.run(warmup.dividedBy(2), "warmup:");
-                } finally {
-                    fork.closeScenario();
-                }
-            }
+            withOpened(fork, scenario, () -> fork.run(warmup.dividedBy(2), "warmup:"));
         }
         System.err.printf("warm-up %s done%n", fork);
+    }
+
+    /** What runs while a scenario's contenders are open in a fork. */
+    private interface InScenario {
+        void run() throws Exception;
+    }
+
+    /** Opens the scenario's contenders in the fork, runs {@code body} and closes them; nothing if it takes no part. */
+    private static void withOpened(Fork fork, Scenario scenario, InScenario body) throws Exception {
+        if (!fork.open(scenario)) {
+            return;
+        }
+        try {
+            body.run();
+        } finally {
+            fork.closeScenario();
+        }
     }
 
     /**

@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -236,7 +235,7 @@ final class Fork implements AutoCloseable {
                         Map<String, Double> figures = scenario.run(t -> current.get(t % current.size()),
                                 Duration.ofMillis(Long.parseLong(words[1])), words[2]);
                         protocol.println(MARK + "figures " + String.join("\t", figures.entrySet().stream()
-                                .map(e -> e.getKey() + "=" + String.format(Locale.ROOT, "%s", e.getValue()))
+                                .map(e -> e.getKey() + "=" + e.getValue())
                                 .toList()));
                     }
                     case "close" -> {

@@ -116,8 +116,8 @@ abstract class LockTarget implements AutoCloseable {
      * A master, two replicas and three sentinels; clients require the acknowledgement of both replicas, the setting
      * the README prescribes: with fewer, a failover can promote a replica that missed a grant, and a master that
      * Sentinel wrongly thinks dead (it happens here under load) goes on granting beside the new one. FAILOVER kills the
-     * master, waits for the sentinels to promote a replica, and brings the old master back at once, empty, as a
-     * replica of the new one.
+     * master, waits for the sentinels to promote a replica, and brings the old master back, empty, as a replica of
+     * the new one as soon as most sentinels name it.
      *
      * <p>The master is whichever server most sentinels name, not any server that says it is one: after such a wrong
      * failover two servers say so until Sentinel demotes the old one.
@@ -220,7 +220,7 @@ abstract class LockTarget implements AutoCloseable {
         }
 
         /**
-         * Reads the servers' replication state every 50 ms until {@code probe} finds what it looks for; the state
+         * Asks the servers and sentinels every 50 ms until {@code probe} finds what it looks for; their state
          * changes without an event to wait for.
          *
          * @throws IllegalStateException with {@code missing} and the topology's state if it is not found by
