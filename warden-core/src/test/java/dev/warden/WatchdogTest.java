@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class WatchdogTest extends RedisTestSupport {
@@ -74,6 +75,47 @@ class WatchdogTest extends RedisTestSupport {
         lease.onLost(() -> ranOn.add(Thread.currentThread()));
         assertThat(ranOn).containsExactly(Thread.currentThread());
         usurper.release();
+    }
+
+    @Test
+    void releasesThatCrossRenewalsAreNeverReportedAsLosses() throws Exception {
+        // Every lease is released about when its renewal is due, so that releases and renewals cross many times.
+        // A renewal that reaches Redis after the release finds the lock gone because of that release: no loss.
+        LockClient racing = client(b -> b.defaultLease(Duration.ofMillis(300)));
+        AtomicInteger lost = new AtomicInteger();
+        AtomicInteger notReleased = new AtomicInteger();
+        AtomicInteger cycles = new AtomicInteger();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 100; t++) {
+            DistributedLock lock = racing.lock(uniqueName());
+            long hold = 99 + t % 3;
+            Thread thread = new Thread(() -> {
+                try {
+                    while (System.nanoTime() - end < 0) {
+                        Lease lease = lock.acquire();
+                        lease.onLost(lost::incrementAndGet);
+                        Thread.sleep(hold);
+                        if (!lease.release()) {
+                            notReleased.incrementAndGet();
+                        }
+                        cycles.incrementAndGet();
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            });
+            threads.add(thread);
+            thread.start();
+        }
+        for (Thread thread : threads) {
+            thread.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        assertThat(failure.get()).isNull();
+        assertThat(cycles.get()).isGreaterThan(1_000);
+        assertThat(notReleased).hasValue(0);
+        assertThat(lost).hasValue(0);
     }
 
     @Test

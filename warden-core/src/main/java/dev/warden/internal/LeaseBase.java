@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The life of a lease, shared by both kinds: HELD until a release starts (RELEASING), then RELEASED, or LOST from
- * HELD or RELEASING; never back. Lost-callbacks run once, when the lease is lost. The local deadline is kept here;
- * subclasses move it when a renewal succeeds.
+ * HELD (what the watchdog finds) or RELEASING (what the release finds); never back. Lost-callbacks run once, when
+ * the lease is lost. The local deadline is kept here; subclasses move it when a renewal succeeds.
  */
 abstract class LeaseBase implements Lease {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseBase.class);
@@ -86,8 +86,21 @@ abstract class LeaseBase implements Lease {
 
     /** Marks the lease lost (once, unless released already), logs why, and runs the callbacks. */
     void lose(String reason) {
+        lose(reason, true);
+    }
+
+    /**
+     * As {@link #lose(String)}, for what the watchdog finds: nothing once a release has started. A renewal that
+     * reaches Redis after the release finds the lock gone because of that release, and a deadline that passes
+     * meanwhile did not cost the lock if the release still finds it; the release's own reply tells which.
+     */
+    void loseUnlessReleasing(String reason) {
+        lose(reason, false);
+    }
+
+    private void lose(String reason, boolean whileReleasing) {
         int current = state.get();
-        while (current == HELD || current == RELEASING) {
+        while (current == HELD || (whileReleasing && current == RELEASING)) {
             if (state.compareAndSet(current, LOST)) {
                 LOG.warn("lease of lock '{}' (fence {}) lost: {}", lockName(), fencingToken(), reason);
                 List<Runnable> toRun;

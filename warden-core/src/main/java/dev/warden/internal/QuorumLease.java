@@ -161,7 +161,7 @@ final class QuorumLease extends LeaseBase {
         }
         long now = client.ticker().read();
         if (now - deadline >= 0) {
-            lose(renewing ? "its lease ran out before a majority confirmed a renewal"
+            loseUnlessReleasing(renewing ? "its lease ran out before a majority confirmed a renewal"
                     : "its fixed lease of " + leaseMillis + " ms ran out before release");
             return;
         }
@@ -177,7 +177,8 @@ final class QuorumLease extends LeaseBase {
             int renewed = Fanout.count(outcomes, QuorumLease::done);
             int gone = Fanout.count(outcomes, reply -> !done(reply));
             if (client.outOfReach(gone)) {
-                lose("a renewal found it held on only " + renewed + " of " + client.nodes().size() + " servers");
+                loseUnlessReleasing("a renewal found it held on only " + renewed + " of " + client.nodes().size()
+                        + " servers");
                 return;
             }
             synchronized (this) {

@@ -118,7 +118,7 @@ final class Watchdog {
             }
         }
         for (RedisLease lease : lost) {
-            lease.lose(lease.renewing ? "its lease ran out before a renewal succeeded"
+            lease.loseUnlessReleasing(lease.renewing ? "its lease ran out before a renewal succeeded"
                     : "its fixed lease of " + lease.leaseMillis + " ms ran out before release");
         }
         for (List<RedisLease> group : groups(due)) {
@@ -199,7 +199,7 @@ final class Watchdog {
                     Errors.unwrap(error).toString());
         }
         for (RedisLease lease : lost) {
-            lease.lose("a renewal found the lock expired or owned by another token");
+            lease.loseUnlessReleasing("a renewal found the lock expired or owned by another token");
         }
         if (any) {
             wakeAt(next);

@@ -1,0 +1,90 @@
+package dev.warden.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.warden.Ticker;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class LeaseBaseTest {
+    private final AtomicInteger callbacks = new AtomicInteger();
+    private final TestLease lease = new TestLease();
+
+    @Test
+    void watchdogVerdictOnAHeldLeaseMarksItLostOnce() {
+        lease.onLost(callbacks::incrementAndGet);
+        lease.loseUnlessReleasing("renewal found it gone");
+        lease.loseUnlessReleasing("renewal found it gone");
+        assertEquals(1, callbacks.get());
+        assertEquals(1, lease.losses);
+        assertFalse(lease.isHeld());
+        assertFalse(lease.beginRelease());
+    }
+
+    @Test
+    void watchdogVerdictDuringAReleaseIsLeftToTheRelease() {
+        lease.onLost(callbacks::incrementAndGet);
+        assertTrue(lease.beginRelease());
+        lease.loseUnlessReleasing("renewal found it released");
+        assertEquals(0, callbacks.get());
+        lease.released();
+        lease.loseUnlessReleasing("renewal found it released");
+        assertEquals(0, callbacks.get());
+        assertEquals(0, lease.losses);
+    }
+
+    @Test
+    void releaseThatFindsTheLockGoneMarksItLost() {
+        lease.onLost(callbacks::incrementAndGet);
+        assertTrue(lease.beginRelease());
+        lease.lose("found taken on release");
+        assertEquals(1, callbacks.get());
+        assertEquals(1, lease.losses);
+    }
+
+    /** A lease with no Redis behind it: callbacks run on the calling thread. */
+    private static final class TestLease extends LeaseBase {
+        int losses;
+
+        TestLease() {
+            super(Long.MAX_VALUE / 2);
+        }
+
+        @Override
+        Ticker ticker() {
+            return () -> 0L;
+        }
+
+        @Override
+        void runCallback(Runnable callback) {
+            callback.run();
+        }
+
+        @Override
+        void afterLoss() {
+            losses++;
+        }
+
+        @Override
+        public String lockName() {
+            return "test";
+        }
+
+        @Override
+        public long fencingToken() {
+            return 1;
+        }
+
+        @Override
+        public int acknowledgements() {
+            return 0;
+        }
+
+        @Override
+        public boolean release() {
+            return beginRelease();
+        }
+    }
+}
