@@ -25,10 +25,9 @@ end
 -- Join the queue at its tail (once), and prove this waiter alive for another registration life.
 local function register()
   local ms, us = clock()
-  if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
-    local tail = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
-    redis.call('ZADD', KEYS[2], math.max(us, tail[2] and tonumber(tail[2]) + 1 or 0), ARGV[1])
-  end
+  -- NX keeps the place of a waiter that is queued already.
+  local tail = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+  redis.call('ZADD', KEYS[2], 'NX', math.max(us, tail[2] and tonumber(tail[2]) + 1 or 0), ARGV[1])
   local life = tonumber(ARGV[6])
   redis.call('HSET', KEYS[3], ARGV[1], (ms + life) .. ':' .. ARGV[5] .. ':' .. ARGV[4] .. ':' .. ARGV[7])
   redis.call('PEXPIRE', KEYS[2], life)

@@ -17,28 +17,31 @@ local current = redis.call('GET', KEYS[1])
 if not current then return {0, 0} end
 local fence, owner = string.match(current, '^(%d+):(.+)$')
 if owner ~= ARGV[1] then return {0, 0} end
-local now
-if redis.call('EXISTS', KEYS[3]) == 1 then
-  now = redis.call('TIME')
-  local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-  while true do
-    local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
-    if not head then break end
-    local entry = redis.call('HGET', KEYS[4], head)
-    redis.call('ZREM', KEYS[3], head)
-    redis.call('HDEL', KEYS[4], head)
-    if entry then
-      local live, grant, arm, client = string.match(entry, '^(%d+):(%d+):(%d+):(.*)$')
-      if tonumber(live) > ms then
-        local next = string.format('%.0f', math.max(tonumber(fence) + 1, tonumber(now[1]) * 1000000 + tonumber(now[2])))
-        redis.call('SET', KEYS[1], next .. ':' .. head, 'PX', grant)
-        if client ~= ARGV[4] then
-          redis.call(ARGV[5], ARGV[3], head .. ':' .. next .. ':' .. arm)
-        end
-        return {3, tonumber(next), head, tonumber(arm)}
+-- Pop the queue's oldest waiters until a live one takes the lock (each redis.call counts: this runs between a
+-- release and the next holder, so it pops rather than reads and removes).
+local now, ms
+while true do
+  local head = redis.call('ZPOPMIN', KEYS[3])[1]
+  if not head then break end
+  if not now then
+    now = redis.call('TIME')
+    ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+  end
+  local entry = redis.call('HGET', KEYS[4], head)
+  redis.call('HDEL', KEYS[4], head)
+  if entry then
+    local live, grant, arm, client = string.match(entry, '^(%d+):(%d+):(%d+):(.*)$')
+    if tonumber(live) > ms then
+      local next = string.format('%.0f', math.max(tonumber(fence) + 1, tonumber(now[1]) * 1000000 + tonumber(now[2])))
+      redis.call('SET', KEYS[1], next .. ':' .. head, 'PX', grant)
+      if client ~= ARGV[4] then
+        redis.call(ARGV[5], ARGV[3], head .. ':' .. next .. ':' .. arm)
       end
+      return {3, tonumber(next), head, tonumber(arm)}
     end
   end
+end
+if now then
   redis.call('DEL', KEYS[4])
 end
 -- Default-mode clients may wait on the same lock: wake them as release.lua does.
