@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Recorder;
 
@@ -51,6 +52,8 @@ enum Scenario {
     Map<String, Double> run(java.util.function.IntFunction<Contender> contenders, Duration duration, String keyPrefix)
             throws Exception {
         Recorder latencies = new Recorder(3);
+        Recorder handoffs = new Recorder(3);
+        AtomicLong releasingAt = new AtomicLong();
         long[] perThread = new long[threads];
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger overlaps = new AtomicInteger();
@@ -77,6 +80,11 @@ enum Scenario {
                             if (inside.incrementAndGet() != 1) {
                                 overlaps.incrementAndGet();
                             }
+                            // The handoff: from the previous holder's call to release to this holder's return.
+                            long previous = releasingAt.get();
+                            if (previous != 0 && acquired - previous > 0) {
+                                handoffs.recordValue(acquired - previous);
+                            }
                             // A deliberately non-atomic increment: only the lock keeps updates from being lost.
                             counter[0] = counter[0] + 1;
                             int at = sequenceLength.getAndIncrement();
@@ -88,6 +96,7 @@ enum Scenario {
                                 Thread.sleep(workMillis);
                             }
                             inside.decrementAndGet();
+                            releasingAt.set(System.nanoTime());
                             release.release();
                             latencies.recordValue(acquired - t0);
                         } else {
@@ -127,6 +136,9 @@ enum Scenario {
         figures.put(latency + " p99 us", histogram.getValueAtPercentile(99) / 1e3);
         figures.put(latency + " p99.9 us", histogram.getValueAtPercentile(99.9) / 1e3);
         if (shared) {
+            var handoff = handoffs.getIntervalHistogram();
+            figures.put("handoff p50 us", handoff.getValueAtPercentile(50) / 1e3);
+            figures.put("handoff p99 us", handoff.getValueAtPercentile(99) / 1e3);
             figures.put("jain", total == 0 ? 0 : (double) total * total / (threads * squares));
             figures.put("longest streak", (double) longestStreak(sequence, Math.min(sequenceLength.get(),
                     sequence.length)));

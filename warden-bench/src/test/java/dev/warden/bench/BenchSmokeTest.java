@@ -35,6 +35,8 @@ class BenchSmokeTest {
                 if (contended) {
                     assertThat(results.median(Scenario.S3, contender, "lost updates")).isZero();
                     assertThat(results.median(Scenario.S3, contender, "overlaps")).isZero();
+                    assertThat(results.median(Scenario.S3, contender, "handoff p50 us")).as(contender)
+                            .isPositive().isLessThanOrEqualTo(results.median(Scenario.S3, contender, "handoff p99 us"));
                 }
             }
             assertThat(results.requestsPerOp(Scenario.S1, "curator")).isNaN();
