@@ -3,11 +3,15 @@ package dev.warden;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -17,6 +21,29 @@ import org.junit.jupiter.api.Test;
  * that died or gave up costs the others. A dead waiter is simulated by the registration it leaves behind.
  */
 class FairModeTest extends RedisTestSupport {
+
+    /** Subscribes to every channel of a lock and records, in order, the channel of each message published. */
+    private static final class ChannelRecorder implements AutoCloseable {
+        final List<String> heard = new CopyOnWriteArrayList<>();
+        private final RedisClient raw = RedisClient.create(server.uri());
+        private final StatefulRedisPubSubConnection<String, String> connection = raw.connectPubSub();
+
+        ChannelRecorder(String name) {
+            connection.addListener(new RedisPubSubAdapter<>() {
+                @Override
+                public void message(String pattern, String channel, String message) {
+                    heard.add(channel);
+                }
+            });
+            connection.sync().psubscribe("test:{" + name + "}:c*");
+        }
+
+        @Override
+        public void close() {
+            connection.close();
+            raw.shutdown();
+        }
+    }
 
     private LockClient fairClient() {
         return client(b -> b.fair(true));
@@ -88,6 +115,53 @@ class FairModeTest extends RedisTestSupport {
         assertThat(lease.fencingToken()).isGreaterThan(holder.fencingToken());
         assertThat(lease.isHeld()).isTrue();
         assertThat(lease.release()).isTrue();
+    }
+
+    @Test
+    void aGrantIsPublishedOnlyToTheClientItNames() throws Exception {
+        String name = uniqueName();
+        DistributedLock observer = fairClient().lock(name);
+        try (ChannelRecorder channels = new ChannelRecorder(name)) {
+            List<String> heard = channels.heard;
+            Lease holder = fairClient().lock(name).tryAcquire().orElseThrow();
+            CompletableFuture<Lease> first = fairClient().lock(name).acquireAsync(Duration.ofSeconds(20));
+            awaitWaiters(observer, 1);
+            CompletableFuture<Lease> second = fairClient().lock(name).acquireAsync(Duration.ofSeconds(20));
+            awaitWaiters(observer, 2);
+            holder.release();
+            first.get(5, TimeUnit.SECONDS).release();
+            second.get(5, TimeUnit.SECONDS).release();
+            assertThat(eventually(Duration.ofSeconds(5), () -> heard.size() == 2)).as("grants heard: %s", heard)
+                    .isTrue();
+            // One message per grant, each on the channel of the granted waiter's client, none on the lock's channel.
+            assertThat(heard).allMatch(channel -> channel.startsWith("test:{" + name + "}:c:"));
+            assertThat(heard.get(0)).isNotEqualTo(heard.get(1));
+        }
+    }
+
+    @Test
+    void forceReleaseWakesEachWaitingClientOnItsOwnChannel() throws Exception {
+        String name = uniqueName();
+        DistributedLock observer = fairClient().lock(name);
+        try (ChannelRecorder channels = new ChannelRecorder(name)) {
+            List<String> heard = channels.heard;
+            Lease holder = fairClient().lock(name).tryAcquire().orElseThrow();
+            LockClient waiting = fairClient();
+            CompletableFuture<Lease> first = waiting.lock(name).acquireAsync(Duration.ofSeconds(20));
+            awaitWaiters(observer, 1);
+            CompletableFuture<Lease> second = waiting.lock(name).acquireAsync(Duration.ofSeconds(20));
+            CompletableFuture<Lease> other = fairClient().lock(name).acquireAsync(Duration.ofSeconds(20));
+            awaitWaiters(observer, 3);
+            assertThat(observer.forceRelease()).hasValue(holder.fencingToken());
+            assertThat(eventually(Duration.ofSeconds(5), () -> heard.size() == 2)).as("wake-ups heard: %s", heard)
+                    .isTrue();
+            // One wake-up per waiting client, not per waiter, and none on the lock's own channel.
+            assertThat(heard).allMatch(channel -> channel.startsWith("test:{" + name + "}:c:")).doesNotHaveDuplicates();
+            first.get(5, TimeUnit.SECONDS).release();
+            second.get(5, TimeUnit.SECONDS).release();
+            other.get(5, TimeUnit.SECONDS).release();
+            assertThat(holder.release()).isFalse();
+        }
     }
 
     @Test

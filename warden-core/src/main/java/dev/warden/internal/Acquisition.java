@@ -132,7 +132,7 @@ final class Acquisition implements Notifier.Waiter {
             }
         }
         if (!joined) {
-            markAtSend = waits ? client.notifier().mark(lock.keys()) : null;
+            markAtSend = waits ? client.notifier().mark(lock.keys(), fair) : null;
         }
         Replicas replicas = lock.replicas();
         try {
@@ -215,8 +215,9 @@ final class Acquisition implements Notifier.Waiter {
             }
         }
         if (join) {
-            CompletableFuture<Void> subscription = client.notifier().join(lock.keys().channel(), this);
-            if (client.notifier().unbroken(lock.keys().channel(), markAtSend)) {
+            String channel = client.notifier().channel(lock.keys(), fair);
+            CompletableFuture<Void> subscription = client.notifier().join(channel, this);
+            if (client.notifier().unbroken(channel, markAtSend)) {
                 // Subscribed without a break since before the try was sent, and no release was heard since: wait,
                 // as a retry would only fail.
                 waitForWake(holderTtlMillis);
@@ -254,7 +255,7 @@ final class Acquisition implements Notifier.Waiter {
             if (e != null) {
                 failure.addSuppressed(Errors.translate(e, lock.describe("release after too few acknowledgements")));
             }
-            client.notifier().wakeOne(lock.keys());
+            client.notifier().wakeOne(lock.keys(), fair);
             result.completeExceptionally(failure);
         });
     }
@@ -399,7 +400,7 @@ final class Acquisition implements Notifier.Waiter {
             registered = false;
         }
         if (wasJoined) {
-            client.notifier().leave(lock.keys().channel(), this, passWake);
+            client.notifier().leave(client.notifier().channel(lock.keys(), fair), this, passWake);
         }
         if (deregister) {
             // A fair waiter that gives up leaves the server's queue; if a grant reached its token meanwhile, this

@@ -32,6 +32,14 @@ record LockKeys(String lock) {
         return lock + ":c";
     }
 
+    /**
+     * @return fair mode's channel for the waiters of one client, on which a release grants them the lock, so that
+     *         a grant reaches only the client it names (release-fair.lua appends ":" and the id to the channel)
+     */
+    String grantChannel(String clientId) {
+        return lock + ":c:" + clientId;
+    }
+
     private static String escape(String name) {
         if (name.indexOf('{') < 0 && name.indexOf('}') < 0 && name.indexOf('%') < 0) {
             return name;

@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * name with local waiters (kept for {@link #LINGER_MILLIS} after the last one leaves, since a lock that was waited
  * for is likely to be again), and a local FIFO queue per name. A release message wakes only the head of the queue, so
  * a release costs one retry per client rather than one per waiting thread. In fair mode a release grants the lock
- * to one waiter and names its token ({@code "<token>:<fence>:<arm>"}); that waiter is found by its token.
+ * to one waiter and names its token ({@code "<token>:<fence>:<arm>"}) on a channel of that waiter's client alone
+ * ({@link LockKeys#grantChannel}); that waiter is found by its token.
  */
 final class Notifier extends RedisPubSubAdapter<String, String> implements RedisConnectionStateListener {
     private static final Logger LOG = LoggerFactory.getLogger(Notifier.class);
@@ -120,9 +121,14 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         return c.subscription;
     }
 
-    /** Marks the channel's present state if it is subscribed now, else returns null. */
-    Mark mark(LockKeys keys) {
-        String channel = listened(keys);
+    /** @return the channel this client's waiters of a lock listen on: the lock's, or in fair mode their own */
+    String channel(LockKeys keys, boolean fair) {
+        return fair ? keys.grantChannel(instanceId) : keys.channel();
+    }
+
+    /** Marks the state of the lock's channel (see {@link #channel}) if it is subscribed now, else returns null. */
+    Mark mark(LockKeys keys, boolean fair) {
+        String channel = listened(keys, fair);
         return channel == null ? null : markSubscribed(channel);
     }
 
@@ -130,11 +136,11 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
      * @return the lock's channel if this client listens on it, else null; without the notifier's lock, and without
      *         even naming the channel while no lock of this client has a waiter (the uncontended case)
      */
-    private String listened(LockKeys keys) {
+    private String listened(LockKeys keys, boolean fair) {
         if (channels.isEmpty()) {
             return null;
         }
-        String channel = keys.channel();
+        String channel = channel(keys, fair);
         return channels.containsKey(channel) ? channel : null;
     }
 
@@ -214,9 +220,12 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         }
     }
 
-    /** Reserves the head waiter of a channel for a direct handover, if there is one that can be reserved now. */
+    /**
+     * Reserves the head waiter of a default-mode lock for a direct handover, if there is one that can be reserved
+     * now.
+     */
     Candidate reserveHead(LockKeys keys) {
-        String channel = listened(keys);
+        String channel = listened(keys, false);
         if (channel == null) {
             return null;
         }
@@ -233,9 +242,9 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         return head.reserve() ? new Candidate(head, queued) : null;
     }
 
-    /** Wakes the head waiter of a channel, if any: a release was heard, or a local lease ended. */
-    void wakeOne(LockKeys keys) {
-        String channel = listened(keys);
+    /** Wakes the head waiter of a lock, if any: a local lease ended, or a release of it found no waiter. */
+    void wakeOne(LockKeys keys, boolean fair) {
+        String channel = listened(keys, fair);
         if (channel == null) {
             return;
         }

@@ -127,7 +127,7 @@ final class QuorumLease extends LeaseBase {
                         node -> node.scripts().release(lock.keys(), token, node.instanceId()),
                         outcomes -> Fanout.count(outcomes, reply -> reply == 1L) >= client.majority())
                 .whenComplete((outcomes, error) ->
-                        client.eachConnected(node -> node.notifier().wakeOne(lock.keys())));
+                        client.eachConnected(node -> node.notifier().wakeOne(lock.keys(), false)));
     }
 
     /** Whether a renewal reply says it worked: its first element is 1. */
@@ -210,6 +210,6 @@ final class QuorumLease extends LeaseBase {
     @Override
     void afterLoss() {
         stop();
-        client.eachConnected(node -> node.notifier().wakeOne(lock.keys()));
+        client.eachConnected(node -> node.notifier().wakeOne(lock.keys(), false));
     }
 }

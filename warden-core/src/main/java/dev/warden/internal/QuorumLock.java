@@ -95,7 +95,7 @@ final class QuorumLock extends LockBase {
     public OptionalLong forceRelease() {
         List<Fanout.Outcome<Long>> outcomes = client.await(Fanout.all(client.nodes(),
                 node -> node.scripts().forceRelease(keys, node.instanceId(), false)), describe("forced release"));
-        client.eachConnected(node -> node.notifier().wakeOne(keys));
+        client.eachConnected(node -> node.notifier().wakeOne(keys, false));
         LockException failure = quorumFailure(outcomes, "forced release");
         if (failure != null) {
             throw failure;

@@ -93,7 +93,7 @@ final class RedisLease extends LeaseBase {
             } else {
                 lose("it was found expired or taken on release");
             }
-            client.notifier().wakeOne(keys);
+            client.notifier().wakeOne(keys, false);
             return status == 1L;
         }
         return releaseTo(client, next.waiter(), next.queued());
@@ -152,7 +152,7 @@ final class RedisLease extends LeaseBase {
         released();
         if (status == 1L) {
             // No waiter was registered; one of this client may be about to register, and must try again.
-            client.notifier().wakeOne(keys);
+            client.notifier().wakeOne(keys, true);
         }
         return true;
     }
@@ -178,7 +178,7 @@ final class RedisLease extends LeaseBase {
                 LOG.warn("could not release abandoned lease of lock '{}'; it expires after {} ms: {}",
                         lock.name(), leaseMillis, Errors.unwrap(error).toString());
             } else {
-                lock.client().notifier().wakeOne(keys);
+                lock.client().notifier().wakeOne(keys, lock.fair());
             }
             return null;
         });
@@ -196,7 +196,7 @@ final class RedisLease extends LeaseBase {
 
     @Override
     void afterLoss() {
-        lock.client().notifier().wakeOne(keys);
+        lock.client().notifier().wakeOne(keys, lock.fair());
     }
 
     /** Clock-rate drift between this machine and Redis: 1 % of the lease plus 2 ms, as Redlock does. */

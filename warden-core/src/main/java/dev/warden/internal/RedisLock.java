@@ -100,7 +100,7 @@ final class RedisLock extends LockBase {
     public OptionalLong forceRelease() {
         long fence = client.await(client.scripts().forceRelease(keys, client.instanceId(), fair),
                 describe("forced release"));
-        client.notifier().wakeOne(keys);
+        client.notifier().wakeOne(keys, fair);
         return fence == 0 ? OptionalLong.empty() : OptionalLong.of(fence);
     }
 

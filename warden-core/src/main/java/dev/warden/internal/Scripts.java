@@ -161,8 +161,9 @@ final class Scripts {
 
     /** Returns the removed holder's fence, or 0 if the lock was free; wakes the waiters of either mode. */
     CompletableFuture<Long> forceRelease(LockKeys keys, String message, boolean fair) {
-        return run(forceRelease, ScriptOutputType.INTEGER,
-                new String[] {keys.lock(), fair ? keys.queue() : keys.waiters()},
+        return run(forceRelease, ScriptOutputType.INTEGER, fair
+                ? new String[] {keys.lock(), keys.queue(), keys.registrations()}
+                : new String[] {keys.lock(), keys.waiters()},
                 RETENTION, keys.channel(), message, publish);
     }
 

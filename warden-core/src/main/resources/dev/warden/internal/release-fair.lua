@@ -4,8 +4,8 @@
 -- message (the releasing client's id), ARGV[5] the publish command: PUBLISH, or SPUBLISH for sharded pub/sub in a
 -- Redis 7 cluster.
 -- The token leaves the queue even when it does not own the lock (a waiter that gave up), and the lock goes to the
--- oldest live registration, announced on the channel as "<token>:<fence>:<arm>" unless that waiter is of the
--- releasing client.
+-- oldest live registration, announced as "<token>:<fence>:<arm>" on that waiter's client's own channel
+-- ("<channel>:<client id>", so that no other client even receives it) unless it is the releasing client.
 -- Returns {0, 0} if the token no longer owned the lock (expired or taken), {1, 0} if released (the key keeps the
 -- last fence, as the fencing counter), or {3, fence, token, arm} if granted to the registered waiter with that
 -- token, as of its registration by attempt number arm.
@@ -35,7 +35,7 @@ while true do
       local next = string.format('%.0f', math.max(tonumber(fence) + 1, tonumber(now[1]) * 1000000 + tonumber(now[2])))
       redis.call('SET', KEYS[1], next .. ':' .. head, 'PX', grant)
       if client ~= ARGV[4] then
-        redis.call(ARGV[5], ARGV[3], head .. ':' .. next .. ':' .. arm)
+        redis.call(ARGV[5], ARGV[3] .. ':' .. client, head .. ':' .. next .. ':' .. arm)
       end
       return {3, tonumber(next), head, tonumber(arm)}
     end
