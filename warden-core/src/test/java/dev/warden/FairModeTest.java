@@ -221,7 +221,9 @@ class FairModeTest extends RedisTestSupport {
         assertThat(granted).isBetween(1L, 5000L);
         assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("PTTL", "test:{" + name + "}") > 20_000))
                 .isTrue();
-        assertThat(lease.remaining()).isGreaterThan(Duration.ofSeconds(20));
+        // The local deadline moves when the client reads the renewal's reply, just after Redis has run it.
+        assertThat(eventually(Duration.ofSeconds(2), () -> lease.remaining().compareTo(Duration.ofSeconds(20)) > 0))
+                .as("remaining %s", lease.remaining()).isTrue();
         assertThat(lease.release()).isTrue();
     }
 
