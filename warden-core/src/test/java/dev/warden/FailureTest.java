@@ -183,6 +183,11 @@ class FailureTest extends RedisTestSupport {
         assertThatThrownBy(() -> b.commandTimeout(Duration.ofSeconds(-1)))
                 .hasMessage("commandTimeout must be positive: PT-1S");
         assertThatThrownBy(() -> b.keyPrefix(null)).isInstanceOf(NullPointerException.class).hasMessage("keyPrefix");
+        assertThatThrownBy(() -> b.spinWait(Duration.ofNanos(-1)))
+                .hasMessage("spinWait must be between PT0S and PT0.01S: PT-0.000000001S");
+        assertThatThrownBy(() -> b.spinWait(Duration.ofMillis(11)))
+                .hasMessage("spinWait must be between PT0S and PT0.01S: PT0.011S");
+        assertThatThrownBy(() -> b.spinWait(null)).isInstanceOf(NullPointerException.class).hasMessage("spinWait");
         assertThatThrownBy(() -> b.clientName("a b")).hasMessage("clientName must be non-blank without spaces: 'a b'");
         assertThatThrownBy(() -> b.redisUri("http://host")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("redisUri must start with redis://, rediss:// or redis-sentinel://: http://host");
@@ -194,6 +199,8 @@ class FailureTest extends RedisTestSupport {
         assertThat(config.toString()).contains("redis://user:***@localhost:6379/2").doesNotContain("s3cret");
         assertThat(config.defaultLease()).isEqualTo(Duration.ofSeconds(30));
         assertThat(config.keyPrefix()).isEqualTo("warden:");
+        assertThat(config.spinWait()).isEqualTo(Duration.ofNanos(200_000));
+        assertThat(config.toBuilder().spinWait(Duration.ZERO).build().spinWait()).isEqualTo(Duration.ZERO);
         // The snapshot does not follow later changes to the builder.
         b.keyPrefix("changed:");
         assertThat(config.keyPrefix()).isEqualTo("warden:");

@@ -41,7 +41,7 @@ final class Acquisition implements Notifier.Waiter {
      */
     private static final int ARMS_KEPT = 4;
 
-    final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
+    final DueFuture<Optional<Lease>> result;
     private final RedisLock lock;
     private final RedisLockClient client;
     private final long leaseMillis;
@@ -74,6 +74,7 @@ final class Acquisition implements Notifier.Waiter {
     Acquisition(RedisLock lock, long waitNanos, long leaseMillis, boolean renewing) {
         this.lock = lock;
         this.client = lock.client();
+        this.result = new DueFuture<>();
         this.leaseMillis = leaseMillis;
         this.renewing = renewing;
         this.waits = waitNanos != 0;
@@ -134,6 +135,7 @@ final class Acquisition implements Notifier.Waiter {
         if (!joined) {
             markAtSend = waits ? client.notifier().mark(lock.keys(), fair) : null;
         }
+        result.due();
         Replicas replicas = lock.replicas();
         try {
             if (fair) {
@@ -191,6 +193,7 @@ final class Acquisition implements Notifier.Waiter {
         if (result.isDone()) {
             return;
         }
+        result.notDue();
         long now = client.ticker().read();
         if (!waits || (!forever && now - deadline >= 0)) {
             if (result.complete(Optional.empty())) {

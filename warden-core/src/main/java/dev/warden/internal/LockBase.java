@@ -39,6 +39,9 @@ abstract class LockBase implements DistributedLock {
     /** The executor that completes the futures of the async methods, off the I/O threads. */
     abstract Executor callbackExecutor();
 
+    /** Decides whether a thread blocked in an acquire spins while its try is in flight. */
+    abstract Spinner spinner();
+
     @Override
     public Optional<Lease> tryAcquire() {
         try {
@@ -73,7 +76,7 @@ abstract class LockBase implements DistributedLock {
         try {
             while (true) {
                 try {
-                    return acquisition.get().orElseThrow();
+                    return get(acquisition).orElseThrow();
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (ExecutionException e) {
@@ -141,7 +144,7 @@ abstract class LockBase implements DistributedLock {
     private Optional<Lease> awaitInterruptibly(CompletableFuture<Optional<Lease>> acquisition)
             throws InterruptedException {
         try {
-            return acquisition.get();
+            return get(acquisition);
         } catch (InterruptedException e) {
             if (!acquisition.cancel(false)) {
                 // The lease arrived together with the interrupt: nobody will see it, so give it back.
@@ -150,6 +153,24 @@ abstract class LockBase implements DistributedLock {
             throw e;
         } catch (ExecutionException e) {
             throw Errors.translate(e.getCause(), describe("acquire"));
+        }
+    }
+
+    /** Waits for an acquisition; spins first while its try is in flight, if the {@link Spinner} allows it. */
+    private Optional<Lease> get(CompletableFuture<Optional<Lease>> acquisition)
+            throws InterruptedException, ExecutionException {
+        if (acquisition.isDone()) {
+            return acquisition.get();
+        }
+        Spinner spinner = spinner();
+        spinner.enter();
+        try {
+            if (acquisition instanceof DueFuture<?> due) {
+                spinner.spin(acquisition, System.nanoTime(), due::isDue);
+            }
+            return acquisition.get();
+        } finally {
+            spinner.exit();
         }
     }
 

@@ -143,4 +143,10 @@ final class QuorumLock extends LockBase {
     Executor callbackExecutor() {
         return client.callbackExecutor();
     }
+
+    /** Never spins: a quorum's replies come from several servers, the slowest of a majority last. */
+    @Override
+    Spinner spinner() {
+        return Spinner.NEVER;
+    }
 }

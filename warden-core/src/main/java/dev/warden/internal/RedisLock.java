@@ -128,4 +128,9 @@ final class RedisLock extends LockBase {
     Executor callbackExecutor() {
         return client.callbackExecutor();
     }
+
+    @Override
+    Spinner spinner() {
+        return client.spinner();
+    }
 }

@@ -59,6 +59,7 @@ public final class RedisLockClient implements LockClient {
     private final String instanceId = tokens.next();
     private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
     private final long awaitNanos;
+    private final Spinner spinner;
     private volatile boolean closed;
 
     /**
@@ -79,6 +80,7 @@ public final class RedisLockClient implements LockClient {
         this.watchdog = new Watchdog(scheduler, config.ticker(), scripts, link.cluster());
         // Lettuce's own timeout fires first; this bound only guards against a future that never completes.
         this.awaitNanos = config.commandTimeout().toNanos() * 2 + TimeUnit.SECONDS.toNanos(1);
+        this.spinner = new Spinner(config.spinWait().toNanos());
     }
 
     /**
@@ -268,12 +270,27 @@ public final class RedisLockClient implements LockClient {
     }
 
     /**
-     * Waits for the answer of a single Redis operation, translating failures. The wait is bounded by the command
-     * timeout, so it finishes even when the thread is interrupted (a release in a {@code finally} block of an
-     * interrupted thread must still release); the interrupt flag is set again afterwards.
+     * Waits for the answer of a single Redis operation, translating failures; spins for it first while the
+     * {@link Spinner} allows. The wait is bounded by the command timeout, so it finishes even when the thread is
+     * interrupted (a release in a {@code finally} block of an interrupted thread must still release); the
+     * interrupt flag is set again afterwards.
      */
     <T> T await(CompletableFuture<T> future, String what) {
-        return await(future, what, config, awaitNanos);
+        if (future.isDone()) {
+            return await(future, what, config, awaitNanos);
+        }
+        long since = System.nanoTime();
+        spinner.enter();
+        try {
+            spinner.spin(future, since, () -> true);
+            return await(future, what, config, awaitNanos);
+        } finally {
+            spinner.exit();
+        }
+    }
+
+    Spinner spinner() {
+        return spinner;
     }
 
     /**
