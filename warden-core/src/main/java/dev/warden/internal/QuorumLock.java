@@ -144,9 +144,8 @@ final class QuorumLock extends LockBase {
         return client.callbackExecutor();
     }
 
-    /** Never spins: a quorum's replies come from several servers, the slowest of a majority last. */
     @Override
     Spinner spinner() {
-        return Spinner.NEVER;
+        return client.spinner();
     }
 }

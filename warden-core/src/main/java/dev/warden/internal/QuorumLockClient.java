@@ -34,6 +34,8 @@ final class QuorumLockClient implements LockClient {
     private final List<QuorumNode> nodes;
     private final CallbackPool callbacks;
     private final long awaitNanos;
+    /** Never spins: a quorum's replies come from several servers, the slowest of a majority last. */
+    private final Spinner spinner = new Spinner(0);
     private final ScheduledExecutorService scheduler;
     private final boolean ownScheduler;
     private final Set<QuorumLease> leases = ConcurrentHashMap.newKeySet();
@@ -226,5 +228,9 @@ final class QuorumLockClient implements LockClient {
     /** Waits for every server's answer, bounded like a single command, keeping the interrupt flag. */
     <T> T await(CompletableFuture<T> future, String what) {
         return RedisLockClient.await(future, what, config, awaitNanos);
+    }
+
+    Spinner spinner() {
+        return spinner;
     }
 }

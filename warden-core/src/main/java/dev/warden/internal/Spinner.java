@@ -20,9 +20,6 @@ import java.util.function.BooleanSupplier;
  * test's frozen ticker must not make one endless.
  */
 final class Spinner {
-    /** A spinner that never spins. */
-    static final Spinner NEVER = new Spinner(0);
-
     private static final int PROBE = 16;
     private static final int MAX_CREDIT = 16;
     private static final int MIN_CREDIT = -64;

@@ -128,6 +128,12 @@ class QuorumTest {
         } finally {
             servers.get(0).resume();
         }
+        // Server 0 runs the acquire and the release that queued while it was paused; the release was written after
+        // tryAcquire returned, so under load it can arrive after a later acquire: wait for it.
+        long bound = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!isFree(servers.get(0).call("GET", "warden:{orders}")) && System.nanoTime() < bound) {
+            Thread.onSpinWait();
+        }
         // Without server 2, the majority is servers 0 and 1: server 1 was raised to the agreed fence.
         servers.get(2).kill();
         Lease second = later.tryAcquire().orElseThrow();
@@ -233,6 +239,11 @@ class QuorumTest {
             resources.add(server);
             servers.add(server);
         }
+    }
+
+    /** @return whether a lock key's value is that of a released lock: its fence alone */
+    private static boolean isFree(Object value) {
+        return value != null && !value.toString().contains(":");
     }
 
     private LockClient client() {
