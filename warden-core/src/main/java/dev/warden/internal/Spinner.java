@@ -16,14 +16,18 @@ import java.util.function.BooleanSupplier;
  * spinning does: without credit a thread parks at once, except every {@value #PROBE}th time, which spins to see
  * whether spinning pays again.
  *
+ * <p>The spin yields rather than pausing ({@link Thread#onSpinWait()}): the I/O thread that will read the reply may
+ * be runnable on the spinner's core, and a pausing spinner made it wait for the scheduler's next tick, past the
+ * budget for most spins.
+ *
  * <p>Spins are timed with {@link System#nanoTime()}, not the client's ticker: they are about this machine, and a
  * test's frozen ticker must not make one endless.
  */
 final class Spinner {
     private static final int PROBE = 16;
     private static final int MAX_CREDIT = 16;
-    private static final int MIN_CREDIT = -64;
-    private static final int MISS_COST = 4;
+    private static final int MIN_CREDIT = -8;
+    private static final int MISS_COST = 1;
 
     private final long budgetNanos;
     private final AtomicInteger callers = new AtomicInteger();

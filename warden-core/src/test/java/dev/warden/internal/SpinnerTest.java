@@ -83,22 +83,22 @@ class SpinnerTest {
         long start = System.nanoTime();
         assertFalse(spinner.spin(reply, start, () -> true));
         assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(5));
-        assertEquals(-4, spinner.credit());
+        assertEquals(-1, spinner.credit());
         // Without credit, fifteen waits skip the spin (a spin would change the credit either way) ...
         for (int i = 0; i < 15; i++) {
             assertFalse(spinner.spin(reply, System.nanoTime(), () -> true));
-            assertEquals(-4, spinner.credit());
+            assertEquals(-1, spinner.credit());
         }
         // ... and the sixteenth probes: it spins, runs out again, and pays.
         assertFalse(spinner.spin(reply, System.nanoTime(), () -> true));
-        assertEquals(-8, spinner.credit());
+        assertEquals(-2, spinner.credit());
         // Once replies come again, skipped waits earn nothing and each probe that gets its reply earns one back.
         reply.complete("OK");
         for (int i = 0; i < 15; i++) {
             assertTrue(spinner.spin(reply, System.nanoTime(), () -> true));
-            assertEquals(-8, spinner.credit());
+            assertEquals(-2, spinner.credit());
         }
         assertTrue(spinner.spin(reply, System.nanoTime(), () -> true));
-        assertEquals(-7, spinner.credit());
+        assertEquals(-1, spinner.credit());
     }
 }
