@@ -26,7 +26,11 @@ import org.slf4j.LoggerFactory;
  */
 final class Watchdog {
     private static final Logger LOG = LoggerFactory.getLogger(Watchdog.class);
-    static final int BATCH = 100;
+    /**
+     * Keys per renewal script: 200 keys keep Redis busy for about a quarter of a millisecond per call (a GET and a
+     * PEXPIRE each), and halve the calls that 100 took.
+     */
+    static final int BATCH = 200;
 
     private final Set<RedisLease> leases = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService scheduler;
