@@ -9,11 +9,13 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class AcquireReleaseTest extends RedisTestSupport {
@@ -136,6 +138,49 @@ class AcquireReleaseTest extends RedisTestSupport {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    @Test
+    void sixteenThreadsAndFiftyAsyncWaitersOnOneClientAllGetAnswers() throws Exception {
+        // One client's commands go out in batches when they arrive together: a command left unsent would time out.
+        LockClient client = client();
+        String shared = uniqueName();
+        List<CompletableFuture<Void>> waiters = new ArrayList<>();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        for (int i = 0; i < 50; i++) {
+            waiters.add(client.lock(shared).acquireAsync(Duration.ofSeconds(30)).thenAccept(lease -> {
+                if (inside.incrementAndGet() != 1) {
+                    overlaps.incrementAndGet();
+                }
+                inside.decrementAndGet();
+                assertThat(lease.release()).isTrue();
+            }));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        try {
+            List<Future<Integer>> workers = new ArrayList<>();
+            for (int t = 0; t < 16; t++) {
+                DistributedLock own = client.lock(uniqueName());
+                workers.add(pool.submit(() -> {
+                    int released = 0;
+                    for (int i = 0; i < 300; i++) {
+                        if (own.tryAcquire().orElseThrow().release()) {
+                            released++;
+                        }
+                    }
+                    return released;
+                }));
+            }
+            for (Future<Integer> worker : workers) {
+                assertThat(worker.get(60, TimeUnit.SECONDS)).isEqualTo(300);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+        assertThat(overlaps.get()).isZero();
+        assertThat(client.lock(shared).isLocked()).isFalse();
     }
 
     @Test

@@ -79,8 +79,9 @@ public final class Bench {
     }
 
     /**
-     * Runs every scenario for every contender, each contender in a {@linkplain Fork JVM of its own}; the requests of
-     * {@code warden-quorum} are counted on its first server only. A contender that runs uncontended only (the PING
+     * Runs every scenario for every contender, each contender in a {@linkplain Fork JVM of its own}. Each timed run
+     * also reports the Redis server's CPU time per operation (INFO cpu before and after it): the load a lock puts on
+     * Redis. The requests and CPU of {@code warden-quorum} are counted on its first server only. A contender that runs uncontended only (the PING
      * line, the fenced floor) skips the scenarios that share a key. All contenders are first
      * {@linkplain #warmUp warmed up} for {@code warmup} each, untimed, so that none is measured while the JIT is
      * still compiling.
@@ -112,7 +113,12 @@ public final class Bench {
                             } else {
                                 fork.run(Duration.ofMillis(200), "warmup:");
                             }
-                            Map<String, Double> measured = fork.run(seconds, "r" + r + ":");
+                            double cpuBefore = Resources.redisCpuSeconds(servers.redis());
+                            Map<String, Double> measured = new LinkedHashMap<>(fork.run(seconds, "r" + r + ":"));
+                            double ops = measured.get("ops/s") * seconds.toMillis() / 1000.0;
+                            measured.put("redis cpu us/op", fork.onRedis() && ops > 0
+                                    ? (Resources.redisCpuSeconds(servers.redis()) - cpuBefore) * 1e6 / ops
+                                    : Double.NaN);
                             results.add(scenario, name, measured);
                             System.err.printf(Locale.ROOT, "round %d/%d %s %s: %.0f ops/s%n", r + 1, rounds,
                                     scenario, name, measured.get("ops/s"));

@@ -241,6 +241,23 @@ final class Resources {
         throw new IllegalStateException("no used_memory in INFO memory");
     }
 
+    /** @return the CPU time, user and system, that the Redis server at {@code uri} has used so far, in seconds */
+    static double redisCpuSeconds(String uri) throws Exception {
+        String info = (String) call(uri, "INFO", "cpu");
+        double seconds = 0;
+        int found = 0;
+        for (String line : info.split("\r\n")) {
+            if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
+                seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1));
+                found++;
+            }
+        }
+        if (found != 2) {
+            throw new IllegalStateException("no used_cpu_user and used_cpu_sys in INFO cpu");
+        }
+        return seconds;
+    }
+
     private static long dbSize(String uri) throws Exception {
         return (Long) call(uri, "DBSIZE");
     }

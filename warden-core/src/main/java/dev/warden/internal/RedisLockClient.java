@@ -17,6 +17,8 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.channel.Channel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -118,6 +120,13 @@ public final class RedisLockClient implements LockClient {
                 .ioThreadPoolSize(2)
                 .computationThreadPoolSize(2)
                 .timer(timer)
+                // Batches the flushes of commands that arrive together; see FlushBatcher.
+                .nettyCustomizer(new NettyCustomizer() {
+                    @Override
+                    public void afterChannelInitialized(Channel channel) {
+                        channel.pipeline().addFirst("warden-flush-batcher", new FlushBatcher());
+                    }
+                })
                 .build();
         SocketOptions socket = SocketOptions.builder()
                 .connectTimeout(config.commandTimeout())
