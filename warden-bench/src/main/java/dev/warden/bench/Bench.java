@@ -81,8 +81,8 @@ public final class Bench {
     /**
      * Runs every scenario for every contender, each contender in a {@linkplain Fork JVM of its own}. Each timed run
      * also reports the Redis server's CPU time per operation (INFO cpu before and after it): the load a lock puts on
-     * Redis. The requests and CPU of {@code warden-quorum} are counted on its first server only. A contender that runs uncontended only (the PING
-     * line, the fenced floor) skips the scenarios that share a key. All contenders are first
+     * Redis. The requests and CPU of {@code warden-quorum} are counted on its first server only. A contender that
+     * runs uncontended only (the PING line, the fenced floor) skips the scenarios that share a key. All contenders are first
      * {@linkplain #warmUp warmed up} for {@code warmup} each, untimed, so that none is measured while the JIT is
      * still compiling.
      */

@@ -22,9 +22,16 @@ import io.netty.util.concurrent.SingleThreadEventExecutor;
  * thread only and needs no synchronisation.
  */
 final class FlushBatcher extends ChannelDuplexHandler {
+    private final Runnable flushBehindQueue = this::flushBehindQueue;
+    private ChannelHandlerContext context;
     private boolean reading;
     private boolean pending;
     private boolean scheduled;
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        context = ctx;
+    }
 
     private static boolean tasksQueued(EventExecutor executor) {
         return executor instanceof SingleThreadEventExecutor queue && queue.pendingTasks() > 0;
@@ -38,8 +45,7 @@ final class FlushBatcher extends ChannelDuplexHandler {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
-        reading = false;
-        flushPending(ctx);
+        endRead(ctx);
         ctx.fireChannelReadComplete();
     }
 
@@ -51,12 +57,7 @@ final class FlushBatcher extends ChannelDuplexHandler {
             pending = true;
             if (!scheduled) {
                 scheduled = true;
-                ctx.executor().execute(() -> {
-                    scheduled = false;
-                    if (!reading) {
-                        flushPending(ctx);
-                    }
-                });
+                ctx.executor().execute(flushBehindQueue);
             }
         } else {
             pending = false;
@@ -66,15 +67,13 @@ final class FlushBatcher extends ChannelDuplexHandler {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        reading = false;
-        flushPending(ctx);
+        endRead(ctx);
         ctx.fireExceptionCaught(cause);
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        reading = false;
-        flushPending(ctx);
+        endRead(ctx);
         ctx.fireChannelInactive();
     }
 
@@ -92,6 +91,19 @@ final class FlushBatcher extends ChannelDuplexHandler {
 
     @Override
     public void handlerRemoved(ChannelHandlerContext ctx) {
+        flushPending(ctx);
+    }
+
+    /** The task queued behind other threads' writes; a read that began meanwhile flushes at its end instead. */
+    private void flushBehindQueue() {
+        scheduled = false;
+        if (!reading) {
+            flushPending(context);
+        }
+    }
+
+    private void endRead(ChannelHandlerContext ctx) {
+        reading = false;
         flushPending(ctx);
     }
 
