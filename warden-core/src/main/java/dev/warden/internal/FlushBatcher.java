@@ -18,14 +18,24 @@ import io.netty.util.concurrent.SingleThreadEventExecutor;
  * timer and for nothing that has not already arrived). A lone command finds neither and is flushed at once, so an
  * uncontended lock pays no delay.
  *
+ * <p>A write carries at most {@link #MAX_COMMANDS_PER_WRITE} commands. Redis answers a write's commands only after
+ * running all of them, so one write of sixteen made the client wait for all sixteen and left Redis idle while the
+ * client read the answers: with sixteen threads on their own keys, a third of both cores sat idle. Writes of four
+ * let Redis run one while the client answers the last and sends the next, and still save three system calls in
+ * four.
+ *
  * <p>Installed first in each connection's pipeline, so it sees every flush and every read. It runs on the I/O
  * thread only and needs no synchronisation.
  */
 final class FlushBatcher extends ChannelDuplexHandler {
+    /** The most commands (flushes) one write carries. */
+    static final int MAX_COMMANDS_PER_WRITE = 4;
+
     private final Runnable flushBehindQueue = this::flushBehindQueue;
     private ChannelHandlerContext context;
     private boolean reading;
-    private boolean pending;
+    /** Flushes held back since the last write. */
+    private int held;
     private boolean scheduled;
 
     @Override
@@ -51,16 +61,14 @@ final class FlushBatcher extends ChannelDuplexHandler {
 
     @Override
     public void flush(ChannelHandlerContext ctx) {
-        if (reading) {
-            pending = true;
-        } else if (tasksQueued(ctx.executor())) {
-            pending = true;
-            if (!scheduled) {
+        if (held + 1 < MAX_COMMANDS_PER_WRITE && (reading || tasksQueued(ctx.executor()))) {
+            held++;
+            if (!reading && !scheduled) {
                 scheduled = true;
                 ctx.executor().execute(flushBehindQueue);
             }
         } else {
-            pending = false;
+            held = 0;
             ctx.flush();
         }
     }
@@ -108,8 +116,8 @@ final class FlushBatcher extends ChannelDuplexHandler {
     }
 
     private void flushPending(ChannelHandlerContext ctx) {
-        if (pending) {
-            pending = false;
+        if (held > 0) {
+            held = 0;
             ctx.flush();
         }
     }

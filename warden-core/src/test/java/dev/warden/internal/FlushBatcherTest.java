@@ -20,6 +20,7 @@ import io.netty.channel.local.LocalChannel;
 import io.netty.channel.local.LocalIoHandler;
 import io.netty.channel.local.LocalServerChannel;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
@@ -82,6 +83,23 @@ class FlushBatcherTest {
     }
 
     @Test
+    void repliesThatSendManyCommandsSendThemFourToAWrite() {
+        EmbeddedChannel channel = embedded(answering());
+        for (int i = 0; i < 9; i++) {
+            channel.pipeline().fireChannelRead(i);
+        }
+        assertEquals(2, flushes.get());
+        for (int i = 0; i < 8; i++) {
+            assertEquals("after-" + i, channel.readOutbound());
+        }
+        assertNull(channel.readOutbound());
+
+        channel.pipeline().fireChannelReadComplete();
+        assertEquals("after-8", channel.readOutbound());
+        assertEquals(3, flushes.get());
+    }
+
+    @Test
     void readFailureFromTheSocketFlushesAndStopsHoldingBack() {
         AtomicInteger failures = new AtomicInteger();
         EmbeddedChannel channel = embedded(answering());
@@ -137,6 +155,26 @@ class FlushBatcherTest {
 
             assertTrue(pair.client.writeAndFlush("four").await(5, TimeUnit.SECONDS));
             assertEquals("four", pair.received.poll(5, TimeUnit.SECONDS));
+            assertEquals(2, flushes.get());
+        }
+    }
+
+    @Test
+    void manyQueuedCommandsGoOutFourToAWrite() throws Exception {
+        try (Pair pair = new Pair()) {
+            CountDownLatch hold = pair.holdLoop();
+            List<ChannelFuture> writes = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                writes.add(pair.client.writeAndFlush("command-" + i));
+            }
+            hold.countDown();
+            for (ChannelFuture write : writes) {
+                assertTrue(write.await(5, TimeUnit.SECONDS));
+                assertTrue(write.isSuccess());
+            }
+            for (int i = 0; i < 6; i++) {
+                assertEquals("command-" + i, pair.received.poll(5, TimeUnit.SECONDS));
+            }
             assertEquals(2, flushes.get());
         }
     }
