@@ -42,6 +42,9 @@ final class FaultRun {
         }
     }
 
+    /** How many processes a client stall stops and lets go on before it keeps one stopped anyway. */
+    private static final int STALL_ATTEMPTS = 20;
+
     private final Plan plan;
     private final Random random = new Random(42);
     /** How many faults of each kind were injected, as "fault KIND" counts in the report. */
@@ -183,14 +186,21 @@ final class FaultRun {
             throws Exception {
         long lease = plan.lease().toMillis();
         if (fault == Fault.CLIENT_STALL) {
-            // Stop the process that most recently took a lock: most likely it is inside a critical section.
-            long holder = store.holder(plan.names().get(random.nextInt(plan.names().size())));
-            Process victim = workers.stream().filter(p -> p.pid() == holder).findFirst()
-                    .orElse(workers.get(random.nextInt(workers.size())));
-            signal("STOP", victim.pid());
-            TimeUnit.MILLISECONDS.sleep(lease * 2);
-            signal("CONT", victim.pid());
-            return;
+            // Stop a process inside a critical section: the one that most recently took a lock, kept stopped only
+            // if, once stopped, it holds a lock (it cannot release while stopped); otherwise it goes on at once
+            // and another try follows, up to a bound.
+            for (int attempt = 1; ; attempt++) {
+                long holder = store.holder(plan.names().get(random.nextInt(plan.names().size())));
+                Process victim = workers.stream().filter(p -> p.pid() == holder).findFirst()
+                        .orElse(workers.get(random.nextInt(workers.size())));
+                signal("STOP", victim.pid());
+                if (store.holds(victim.pid()) || attempt == STALL_ATTEMPTS) {
+                    TimeUnit.MILLISECONDS.sleep(lease * 2);
+                    signal("CONT", victim.pid());
+                    return;
+                }
+                signal("CONT", victim.pid());
+            }
         }
         lockServer.apply(fault, lease, random);
     }

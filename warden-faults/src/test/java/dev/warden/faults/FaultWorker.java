@@ -114,6 +114,7 @@ public final class FaultWorker {
             boolean second = store.write(name, held.fence(), op + "b");
             long w2e = System.nanoTime();
             long validUntil = held.validUntil();
+            store.unmarkHolder(name, ProcessHandle.current().pid());
             long r0 = System.nanoTime();
             String released;
             try {

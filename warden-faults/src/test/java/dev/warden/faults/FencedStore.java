@@ -38,6 +38,17 @@ final class FencedStore implements AutoCloseable {
     /** Notes which process holds a name now, so that a stall can hit a holder. */
     void markHolder(String name, long pid) {
         connection.sync().set("holder:{" + name + "}", Long.toString(pid));
+        connection.sync().sadd("holding:" + pid, name);
+    }
+
+    /** The process is about to release the name: it no longer counts as {@link #holds holding} it. */
+    void unmarkHolder(String name, long pid) {
+        connection.sync().srem("holding:" + pid, name);
+    }
+
+    /** @return whether the process has acquired a name and not yet begun to release it */
+    boolean holds(long pid) {
+        return connection.sync().scard("holding:" + pid) > 0;
     }
 
     /** The process that last noted it holds the name, or -1. */
