@@ -139,18 +139,9 @@ class FlushBatcherTest {
     @Test
     void commandsOfThreadsThatArriveTogetherGoInOneFlushBehindThem() throws Exception {
         try (Pair pair = new Pair()) {
-            CountDownLatch hold = pair.holdLoop();
-            List<ChannelFuture> writes = List.of(
-                    pair.client.writeAndFlush("one"), pair.client.writeAndFlush("two"),
-                    pair.client.writeAndFlush("three"));
-            hold.countDown();
-            for (ChannelFuture write : writes) {
-                assertTrue(write.await(5, TimeUnit.SECONDS));
-                assertTrue(write.isSuccess());
-            }
-            assertEquals("one", pair.received.poll(5, TimeUnit.SECONDS));
-            assertEquals("two", pair.received.poll(5, TimeUnit.SECONDS));
-            assertEquals("three", pair.received.poll(5, TimeUnit.SECONDS));
+            List<String> commands = List.of("one", "two", "three");
+            pair.writeTogether(commands);
+            pair.assertReceived(commands);
             assertEquals(1, flushes.get());
 
             assertTrue(pair.client.writeAndFlush("four").await(5, TimeUnit.SECONDS));
@@ -162,19 +153,12 @@ class FlushBatcherTest {
     @Test
     void manyQueuedCommandsGoOutFourToAWrite() throws Exception {
         try (Pair pair = new Pair()) {
-            CountDownLatch hold = pair.holdLoop();
-            List<ChannelFuture> writes = new ArrayList<>();
+            List<String> commands = new ArrayList<>();
             for (int i = 0; i < 6; i++) {
-                writes.add(pair.client.writeAndFlush("command-" + i));
+                commands.add("command-" + i);
             }
-            hold.countDown();
-            for (ChannelFuture write : writes) {
-                assertTrue(write.await(5, TimeUnit.SECONDS));
-                assertTrue(write.isSuccess());
-            }
-            for (int i = 0; i < 6; i++) {
-                assertEquals("command-" + i, pair.received.poll(5, TimeUnit.SECONDS));
-            }
+            pair.writeTogether(commands);
+            pair.assertReceived(commands);
             assertEquals(2, flushes.get());
         }
     }
@@ -219,6 +203,27 @@ class FlushBatcherTest {
                         }
                     })
                     .connect(address).sync().channel();
+        }
+
+        /** Writes the commands from this thread while the client's event loop is held; waits until all succeed. */
+        void writeTogether(List<String> commands) throws InterruptedException {
+            CountDownLatch hold = holdLoop();
+            List<ChannelFuture> writes = new ArrayList<>();
+            for (String command : commands) {
+                writes.add(client.writeAndFlush(command));
+            }
+            hold.countDown();
+            for (ChannelFuture write : writes) {
+                assertTrue(write.await(5, TimeUnit.SECONDS));
+                assertTrue(write.isSuccess());
+            }
+        }
+
+        /** Asserts that the server received these commands next, in this order. */
+        void assertReceived(List<String> commands) throws InterruptedException {
+            for (String command : commands) {
+                assertEquals(command, received.poll(5, TimeUnit.SECONDS));
+            }
         }
 
         /** Holds the client's event loop until the latch is counted down, so that its writes queue up. */

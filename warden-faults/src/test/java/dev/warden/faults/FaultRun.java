@@ -186,13 +186,13 @@ final class FaultRun {
             throws Exception {
         long lease = plan.lease().toMillis();
         if (fault == Fault.CLIENT_STALL) {
-            // Stop a process inside a critical section: the one that most recently took a lock, kept stopped only
-            // if, once stopped, it holds a lock (it cannot release while stopped); otherwise it goes on at once
-            // and another try follows, up to a bound.
+            // Stop a process inside a critical section: one that holds a lock, kept stopped only if, once stopped,
+            // it still holds one (it cannot release while stopped); otherwise it goes on at once and another try
+            // follows, up to a bound.
             for (int attempt = 1; ; attempt++) {
-                long holder = store.holder(plan.names().get(random.nextInt(plan.names().size())));
-                Process victim = workers.stream().filter(p -> p.pid() == holder).findFirst()
-                        .orElse(workers.get(random.nextInt(workers.size())));
+                List<Process> holding = workers.stream().filter(p -> store.holds(p.pid())).toList();
+                List<Process> candidates = holding.isEmpty() ? workers : holding;
+                Process victim = candidates.get(random.nextInt(candidates.size()));
                 signal("STOP", victim.pid());
                 if (store.holds(victim.pid()) || attempt == STALL_ATTEMPTS) {
                     TimeUnit.MILLISECONDS.sleep(lease * 2);

@@ -35,9 +35,8 @@ final class FencedStore implements AutoCloseable {
         return accepted == 1L;
     }
 
-    /** Notes which process holds a name now, so that a stall can hit a holder. */
+    /** Notes that the process holds the name now, so that a stall can hit a holder. */
     void markHolder(String name, long pid) {
-        connection.sync().set("holder:{" + name + "}", Long.toString(pid));
         connection.sync().sadd("holding:" + pid, name);
     }
 
@@ -49,12 +48,6 @@ final class FencedStore implements AutoCloseable {
     /** @return whether the process has acquired a name and not yet begun to release it */
     boolean holds(long pid) {
         return connection.sync().scard("holding:" + pid) > 0;
-    }
-
-    /** The process that last noted it holds the name, or -1. */
-    long holder(String name) {
-        String pid = connection.sync().get("holder:{" + name + "}");
-        return pid == null ? -1 : Long.parseLong(pid);
     }
 
     /** The accepted writes for a name, in the order the store accepted them: "fence opId". */
