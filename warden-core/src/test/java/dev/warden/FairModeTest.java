@@ -205,6 +205,10 @@ class FairModeTest extends RedisTestSupport {
         String name = uniqueName();
         Lease holder = fairClient().lock(name).tryAcquire().orElseThrow();
         assertThat(fairClient().lock(name).tryAcquire(Duration.ofMillis(300))).isEmpty();
+        // It leaves at once, not when its registration would have run out (3 s).
+        DistributedLock observer = fairClient().lock(name);
+        assertThat(eventually(Duration.ofSeconds(1), () -> observer.inspect().waiters() == 0))
+                .as("waiters after giving up").isTrue();
         // Had the first waiter stayed registered, the grant would have gone to it and held the lock for 5 s.
         assertThat(handoff(name, holder)).isLessThan(Duration.ofMillis(900));
     }

@@ -3,20 +3,26 @@
 -- (see acquire-fair.lua); ARGV[1] owner token, ARGV[2] fence retention ms, ARGV[3] wake-up channel, ARGV[4] wake-up
 -- message (the releasing client's id), ARGV[5] the publish command: PUBLISH, or SPUBLISH for sharded pub/sub in a
 -- Redis 7 cluster.
--- The token leaves the queue even when it does not own the lock (a waiter that gave up), and the lock goes to the
+-- A token that does not own the lock leaves the queue (a waiter that gave up); one that does passes the lock to the
 -- oldest live registration, announced as "<token>:<fence>:<arm>" on that waiter's client's own channel
 -- ("<channel>:<client id>", so that no other client even receives it) unless it is the releasing client.
 -- Returns {0, 0} if the token no longer owned the lock (expired or taken), {1, 0} if released (the key keeps the
 -- last fence, as the fencing counter), or {3, fence, token, arm} if granted to the registered waiter with that
 -- token, as of its registration by attempt number arm.
 if redis.replicate_commands then redis.replicate_commands() end
-if redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then
-  redis.call('HDEL', KEYS[4], ARGV[1])
-end
 local current = redis.call('GET', KEYS[1])
-if not current then return {0, 0} end
-local fence, owner = string.match(current, '^(%d+):(.+)$')
-if owner ~= ARGV[1] then return {0, 0} end
+local fence, owner
+if current then
+  fence, owner = string.match(current, '^(%d+):(.+)$')
+end
+if owner ~= ARGV[1] then
+  if redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then
+    redis.call('HDEL', KEYS[4], ARGV[1])
+  end
+  return {0, 0}
+end
+-- The holder's token is never queued (a grant pops it, a try that finds the lock free removes it), so only a token
+-- that does not hold the lock needs to leave the queue: on an idle server that saves about a tenth of this script.
 -- Pop the queue's oldest waiters until a live one takes the lock (each redis.call counts: this runs between a
 -- release and the next holder, so it pops rather than reads and removes).
 local now, ms
