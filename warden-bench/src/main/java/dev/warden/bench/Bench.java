@@ -14,6 +14,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Runs the scenarios for every contender against one Redis, each contender in a JVM of its own, in interleaved
@@ -23,13 +28,18 @@ import java.util.Map;
  * <p>Options: {@code --seconds N} per scenario and round (1), {@code --rounds N} (3), {@code --warmup N} seconds
  * of untimed load before each contender's first run (1), {@code --scenarios S1,S2,S3,S4,S3C,S4C},
  * {@code --contenders warden,floor,redisson,redisson-fair}, {@code --resources S5,S6} (a blank value for none),
- * {@code --out DIR} (bench-results), {@code --redis URI} (default: a redis-server started here).
+ * {@code --s5-seconds N} how long S5 holds its leases (15), {@code --s5-leases N} (10000), {@code --s6-locks N}
+ * (100000), {@code --out DIR} (bench-results), {@code --redis URI} (default: a redis-server started here).
  */
 public final class Bench {
+    /** How many clients of a scenario are opened or closed at once. */
+    private static final int OPENERS = 4;
+
     private Bench() {
     }
 
     public static void main(String[] args) throws Exception {
+        long started = System.nanoTime();
         Map<String, String> options = options(args);
         Duration seconds = seconds(options, "seconds", "1");
         int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
@@ -50,10 +60,11 @@ public final class Bench {
                             results.resources(resource, name, resource.equals("S5")
                                     ? Resources.renewals(name, uri, Integer.parseInt(options.getOrDefault(
                                             "s5-leases", "10000")), Duration.ofSeconds(3), Duration.ofSeconds(
-                                            Long.parseLong(options.getOrDefault("s5-seconds", "20"))))
+                                            Long.parseLong(options.getOrDefault("s5-seconds", "15"))))
                                     : Resources.memory(name, uri, Integer.parseInt(options.getOrDefault("s6-locks",
                                             "100000"))));
-                            System.err.printf("%s %s done%n", resource, name);
+                            System.err.printf(Locale.ROOT, "%s %s done, %.0f s in%n", resource, name,
+                                    (System.nanoTime() - started) / 1e9);
                         } catch (RuntimeException e) {
                             // The scenarios' figures are already measured; one failed measurement must not lose them.
                             System.err.printf("%s %s failed: %s%n", resource, name, e);
@@ -74,7 +85,8 @@ public final class Bench {
                     Files.writeString(out.resolve(scenario + ".svg"), svg, StandardCharsets.UTF_8);
                 }
             }
-            System.out.println("wrote " + out.resolve("results.json") + ", results.txt and a chart per scenario");
+            System.out.printf(Locale.ROOT, "wrote %s, results.txt and a chart per scenario; %.0f s in all%n",
+                    out.resolve("results.json"), (System.nanoTime() - started) / 1e9);
         }
     }
 
@@ -89,6 +101,7 @@ public final class Bench {
     static Results run(Contenders.Servers servers, List<Scenario> scenarios, List<String> contenders,
                        Duration seconds, int rounds, Duration warmup) throws Exception {
         Results results = new Results(scenarios, contenders);
+        long started = System.nanoTime();
         Map<String, Fork> forks = new LinkedHashMap<>();
         try {
             for (String name : contenders) {
@@ -111,7 +124,7 @@ public final class Bench {
                             if (r == 0) {
                                 count(servers, scenario, name, fork, results);
                             } else {
-                                fork.run(Duration.ofMillis(200), "warmup:");
+                                fork.run(Duration.ofMillis(100), "warmup:");
                             }
                             double cpuBefore = Resources.redisCpuSeconds(servers.redis());
                             Map<String, Double> measured = new LinkedHashMap<>(fork.run(seconds, "r" + r + ":"));
@@ -125,6 +138,8 @@ public final class Bench {
                         });
                     }
                 }
+                System.err.printf(Locale.ROOT, "round %d/%d done, %.0f s in%n", round + 1, rounds,
+                        (System.nanoTime() - started) / 1e9);
             }
         } finally {
             forks.values().forEach(Fork::close);
@@ -167,7 +182,7 @@ public final class Bench {
      */
     private static void count(Contenders.Servers servers, Scenario scenario, String name, Fork fork,
                               Results results) throws Exception {
-        Duration window = Duration.ofMillis(400);
+        Duration window = Duration.ofMillis(300);
         fork.run(Duration.ofMillis(100), "warmup:");
         if (!fork.onRedis()) {
             fork.run(window, "warmup:");
@@ -232,19 +247,62 @@ public final class Bench {
 
     /**
      * One contender shared by the scenario's threads, or one per thread when the scenario says so; none when the
-     * contender does not exclude (the PING line) and the scenario shares a key.
+     * contender {@linkplain Contender#takesPart takes no part} in the scenario. A client per thread is opened
+     * {@value #OPENERS} at a time: sixteen Redisson or Spring clients one after the other took up to a second per
+     * run. If one fails to open, those already open are closed.
      */
-    static List<Contender> open(String name, Contenders.Servers servers, Scenario scenario) {
-        List<Contender> opened = new ArrayList<>();
-        opened.add(Contenders.open(name, servers));
-        if (opened.get(0).uncontendedOnly() && scenario.shared) {
-            opened.get(0).close();
+    static List<Contender> open(String name, Contenders.Servers servers, Scenario scenario) throws Exception {
+        Contender first = Contenders.open(name, servers);
+        if (!first.takesPart(scenario)) {
+            first.close();
             return List.of();
         }
-        for (int c = 1; c < (scenario.clientPerThread ? scenario.threads : 1); c++) {
-            opened.add(Contenders.open(name, servers));
+        int count = scenario.clientPerThread ? scenario.threads : 1;
+        List<Future<Contender>> rest = new ArrayList<>();
+        ExecutorService openers = Executors.newFixedThreadPool(OPENERS);
+        try {
+            for (int c = 1; c < count; c++) {
+                rest.add(openers.submit(() -> Contenders.open(name, servers)));
+            }
+        } finally {
+            openers.shutdown();
+        }
+        List<Contender> opened = new ArrayList<>(List.of(first));
+        Exception failure = null;
+        for (Future<Contender> next : rest) {
+            try {
+                opened.add(next.get());
+            } catch (ExecutionException e) {
+                failure = failure == null ? e : failure;
+            }
+        }
+        if (failure != null) {
+            close(opened);
+            throw failure;
         }
         return opened;
+    }
+
+    /** Closes the contenders of a scenario, {@value #OPENERS} at a time. */
+    static void close(List<Contender> opened) {
+        if (opened.size() == 1) {
+            opened.get(0).close();
+            return;
+        }
+        ExecutorService closers = Executors.newFixedThreadPool(OPENERS);
+        try {
+            opened.forEach(contender -> closers.execute(contender::close));
+        } finally {
+            closers.shutdown();
+        }
+        try {
+            if (!closers.awaitTermination(2, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("contenders still closing after 2 minutes");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while closing contenders", e);
+        }
     }
 
     /** A duration option given in seconds, fractions allowed. */

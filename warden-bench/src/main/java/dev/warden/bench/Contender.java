@@ -13,12 +13,12 @@ interface Contender extends AutoCloseable {
     Release acquire(String key) throws Exception;
 
     /**
-     * @return whether it runs only in the scenarios where nothing is shared: a line that prices something (the
-     *         PING line, which excludes nothing; the fenced floor, which would spin), not a lock to compare under
-     *         contention
+     * @return whether it runs in the scenario: every lock does; a line that prices something rather than locks
+     *         across clients runs only where it measures what it prices (the PING line and the fenced floor where
+     *         nothing is shared, the PING handoff where one client's threads share a key)
      */
-    default boolean uncontendedOnly() {
-        return false;
+    default boolean takesPart(Scenario scenario) {
+        return true;
     }
 
     /** @return whether it uses the bench's Redis, whose requests are counted; false for ZooKeeper */

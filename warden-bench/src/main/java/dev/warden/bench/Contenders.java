@@ -14,6 +14,7 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Function;
@@ -31,13 +32,14 @@ import org.springframework.integration.redis.util.RedisLockRegistry;
 
 /**
  * The contenders: Warden in its default and fair modes, the raw floor and the least a fenced lock can do,
- * Redisson's lock and fair lock, Spring Integration's RedisLockRegistry in its spin and pub/sub modes, Curator's InterProcessMutex over an in-process ZooKeeper, and a PING line; and, to
+ * Redisson's lock and fair lock, Spring Integration's RedisLockRegistry in its spin and pub/sub modes, Curator's
+ * InterProcessMutex over an in-process ZooKeeper, a PING line and a PING handoff; and, to
  * price Warden's safer topologies against its single-server lock, {@code warden-wait} (one replica acknowledgement
  * per grant and renewal) and {@code warden-quorum} (a quorum of three servers).
  */
 final class Contenders {
     static final List<String> NAMES = List.of("warden", "warden-fair", "floor", "floor-fenced", "redisson",
-            "redisson-fair", "spring-spin", "spring-pubsub", "curator", "ping");
+            "redisson-fair", "spring-spin", "spring-pubsub", "curator", "ping", "ping-handoff");
     static final List<String> TOPOLOGIES = List.of("warden-wait", "warden-quorum");
 
     private Contenders() {
@@ -73,6 +75,7 @@ final class Contenders {
             case "spring-pubsub" -> new SpringContender(uri, name, RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
             case "curator" -> new CuratorContender(servers.zookeeper());
             case "ping" -> new PingContender(uri);
+            case "ping-handoff" -> new PingHandoffContender(uri);
             default -> throw new IllegalArgumentException("unknown contender: " + name);
         };
     }
@@ -200,8 +203,8 @@ final class Contenders {
         }
 
         @Override
-        public boolean uncontendedOnly() {
-            return true;
+        public boolean takesPart(Scenario scenario) {
+            return !scenario.shared;
         }
 
         @Override
@@ -345,8 +348,8 @@ final class Contenders {
         }
 
         @Override
-        public boolean uncontendedOnly() {
-            return true;
+        public boolean takesPart(Scenario scenario) {
+            return !scenario.shared;
         }
 
         @Override
@@ -354,6 +357,37 @@ final class Contenders {
             RedisCommands<String, String> redis = connection.sync();
             redis.ping();
             return redis::ping;
+        }
+    }
+
+    /**
+     * Not a lock across clients: the least a handoff costs when waiters sleep and every release goes to Redis. The
+     * threads of one client queue on a fair semaphore per key; a release sends a PING and the thread that reads its
+     * reply hands the semaphore to the next waiter, as Warden's grants do, so a handoff is one round trip and one
+     * wake-up. It runs only where one client's threads share a key (S3, S4): it excludes nothing across clients.
+     */
+    static final class PingHandoffContender extends LettuceContender {
+        private final Map<String, Semaphore> keys = new ConcurrentHashMap<>();
+
+        PingHandoffContender(String uri) {
+            super(uri);
+        }
+
+        @Override
+        public String name() {
+            return "ping-handoff";
+        }
+
+        @Override
+        public boolean takesPart(Scenario scenario) {
+            return scenario.shared && !scenario.clientPerThread;
+        }
+
+        @Override
+        public Release acquire(String key) throws InterruptedException {
+            Semaphore semaphore = keys.computeIfAbsent(key, k -> new Semaphore(1, true));
+            semaphore.acquire();
+            return () -> connection.async().ping().thenRun(semaphore::release).toCompletableFuture().get();
         }
     }
 }

@@ -239,7 +239,7 @@ final class Fork implements AutoCloseable {
                                 .toList()));
                     }
                     case "close" -> {
-                        opened.forEach(Contender::close);
+                        Bench.close(opened);
                         opened = List.of();
                         protocol.println(MARK + "closed");
                     }
