@@ -20,7 +20,9 @@ import org.slf4j.LoggerFactory;
  * <p>In fair mode every try of a waiter registers it in the lock's queue (or renews its registration, at least
  * every {@link #REARM_MILLIS} ms); a release grants the lock to the oldest registered waiter, which then holds it
  * without a further request. Its lease counts from the sending of the try that the release names (the grant came
- * after it), for the lease the registration asked for.
+ * after it), for the lease the registration asked for. A waiter whose own client holds the lock holds back its
+ * first try for up to {@link #HOLD_BACK_NANOS}: that holder's release registers it ({@link #board}), in the same
+ * script and counting from that release's sending, as if by its try.
  *
  * <p>{@link #result} completes with the lease, with empty when the wait ran out, or exceptionally when Redis
  * failed. Cancelling it stops waiting; a lease granted at that moment is released.
@@ -40,6 +42,12 @@ final class Acquisition implements Notifier.Waiter {
      * one before; a grant that reaches a waiter later than that is also seen by the waiter's own next try.
      */
     private static final int ARMS_KEPT = 4;
+    /**
+     * Fair mode: the longest a waiter's first try is held back for the release of a lease of its own client. A
+     * release that comes sooner registers the waiter in its own script; a longer hold lets the waiter register on
+     * its own while the holder works, off the path of the release.
+     */
+    static final long HOLD_BACK_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
 
     final DueFuture<Optional<Lease>> result;
     private final RedisLock lock;
@@ -62,6 +70,8 @@ final class Acquisition implements Notifier.Waiter {
     private boolean reserved;
     private boolean claimed;
     private boolean registered;
+    /** Fair mode: whether the first try was held back for a lease of this client ({@link Notifier#defer}). */
+    private boolean deferred;
     /** Whether a try was sent already: a waiter may then be registered, and leaves the waiters on acquiring. */
     private boolean tried;
     /** Fair mode: when the last tries were sent, by try number modulo {@link #ARMS_KEPT}. */
@@ -109,6 +119,7 @@ final class Acquisition implements Notifier.Waiter {
         long sentAt;
         int arm = 0;
         Scripts.Try kind;
+        boolean undefer = false;
         synchronized (this) {
             if (result.isDone()) {
                 return;
@@ -116,6 +127,16 @@ final class Acquisition implements Notifier.Waiter {
             if (inFlight || reserved) {
                 woken = true;
                 return;
+            }
+            if (fair && waits && !tried) {
+                if (!deferred && client.notifier().defer(lock.keys(), this)) {
+                    deferred = true;
+                    long holdBack = forever ? HOLD_BACK_NANOS
+                            : Math.max(0, Math.min(HOLD_BACK_NANOS, deadline - client.ticker().read()));
+                    timer = client.scheduler().schedule(this::wake, holdBack, TimeUnit.NANOSECONDS);
+                    return;
+                }
+                undefer = deferred;
             }
             inFlight = true;
             woken = false;
@@ -131,6 +152,10 @@ final class Acquisition implements Notifier.Waiter {
                 armSentAt[arm % ARMS_KEPT] = sentAt;
                 registered |= waits;
             }
+        }
+        if (undefer) {
+            // Held back, but no release took it along in time: it tries on its own.
+            client.notifier().undefer(lock.keys(), this);
         }
         if (!joined) {
             markAtSend = waits ? client.notifier().mark(lock.keys(), fair) : null;
@@ -319,6 +344,9 @@ final class Acquisition implements Notifier.Waiter {
             reserved = false;
         }
         RedisLease lease = new RedisLease(lock, token, fence, leaseMillis, renewing, sentAt, acks, grantedMillis);
+        if (fair && waits) {
+            client.notifier().holding(lock.keys(), token);
+        }
         client.watchdog().register(lease);
         leaveQueue(false);
         if (!result.complete(Optional.of(lease))) {
@@ -332,6 +360,40 @@ final class Acquisition implements Notifier.Waiter {
             reserved = false;
         }
         wake();
+    }
+
+    @Override
+    public String[] board(long sentAt) {
+        int arm;
+        synchronized (this) {
+            if (result.isDone() || inFlight || tried) {
+                return null;
+            }
+            inFlight = true;
+            woken = false;
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
+            }
+            tried = true;
+            registered = true;
+            arm = arms++;
+            armSentAt[arm % ARMS_KEPT] = sentAt;
+        }
+        markAtSend = client.notifier().mark(lock.keys(), fair);
+        return new String[] {token, Integer.toString(arm), Long.toString(grantMillis)};
+    }
+
+    @Override
+    public void boarded(boolean registered) {
+        if (registered) {
+            onHeld(-1);
+        } else {
+            synchronized (this) {
+                inFlight = false;
+            }
+            wake();
+        }
     }
 
     @Override

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * for is likely to be again), and a local FIFO queue per name. A release message wakes only the head of the queue, so
  * a release costs one retry per client rather than one per waiting thread. In fair mode a release grants the lock
  * to one waiter and names its token ({@code "<token>:<fence>:<arm>"}) on a channel of that waiter's client alone
- * ({@link LockKeys#grantChannel}); that waiter is found by its token.
+ * ({@link LockKeys#grantChannel}); that waiter is found by its token. It also keeps which lease of this client holds
+ * a fair lock, so that a waiter that comes meanwhile can be registered by that lease's release ({@link #defer}).
  */
 final class Notifier extends RedisPubSubAdapter<String, String> implements RedisConnectionStateListener {
     private static final Logger LOG = LoggerFactory.getLogger(Notifier.class);
@@ -50,6 +51,20 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         /** The handover did not happen: try again at once. */
         void unreserve();
 
+        /**
+         * Fair mode: a release of this client is about to register this waiter, as if by its first try, sent at
+         * {@code sentAt}.
+         *
+         * @return the registration's arguments (token, arm, grant ms), or null if the waiter cannot take part
+         */
+        default String[] board(long sentAt) {
+            return null;
+        }
+
+        /** Fair mode: the release that {@link #board boarded} this waiter answered; {@code registered} if it ran. */
+        default void boarded(boolean registered) {
+        }
+
         String token();
 
         long leaseMillis();
@@ -69,6 +84,12 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         /** Wake-ups heard (or possibly missed, across a reconnect), so that a waiter can tell none came. */
         long wakes;
         ScheduledFuture<?> linger;
+        /** Fair mode: the token of a lease of this client that a local waiter was granted, until it ends. */
+        String holder;
+        /** Fair mode: the token of a lease of this client whose release is on its way, until it answers. */
+        String releasing;
+        /** Fair mode: waiters whose first try waits for the holder's lease to end. */
+        List<Waiter> deferred = new ArrayList<>();
     }
 
     /**
@@ -240,6 +261,103 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
             queued = c.queue.size();
         }
         return head.reserve() ? new Candidate(head, queued) : null;
+    }
+
+    /** Fair mode: a waiter of this client was granted the lock with this token. */
+    void holding(LockKeys keys, String token) {
+        String channel = listened(keys, true);
+        if (channel == null) {
+            return;
+        }
+        synchronized (this) {
+            Channel c = channels.get(channel);
+            if (c != null) {
+                c.holder = token;
+            }
+        }
+    }
+
+    /**
+     * Fair mode: holds back a waiter's first try while a lease of this client holds the lock: that lease's release
+     * registers the waiter ({@link #board}), or if the lease ends otherwise the waiter tries ({@link #ended}).
+     *
+     * @return whether the try waits
+     */
+    synchronized boolean defer(LockKeys keys, Waiter waiter) {
+        if (channels.isEmpty()) {
+            return false;
+        }
+        Channel c = channels.get(channel(keys, true));
+        if (c == null || (c.holder == null && c.releasing == null)) {
+            return false;
+        }
+        c.deferred.add(waiter);
+        return true;
+    }
+
+    /** Fair mode: a waiter held back by {@link #defer} tries on its own after all. */
+    synchronized void undefer(LockKeys keys, Waiter waiter) {
+        Channel c = channels.get(channel(keys, true));
+        if (c != null) {
+            c.deferred.remove(waiter);
+        }
+    }
+
+    /**
+     * Fair mode: the lease of this client with that token is being released; returns the waiters held back for it,
+     * for the release to register, and holds back no more.
+     */
+    List<Waiter> board(LockKeys keys, String token) {
+        String channel = listened(keys, true);
+        if (channel == null) {
+            return List.of();
+        }
+        synchronized (this) {
+            Channel c = channels.get(channel);
+            if (c == null || !token.equals(c.holder)) {
+                return List.of();
+            }
+            c.holder = null;
+            c.releasing = token;
+            if (c.deferred.isEmpty()) {
+                return List.of();
+            }
+            List<Waiter> riders = c.deferred;
+            c.deferred = new ArrayList<>();
+            return riders;
+        }
+    }
+
+    /**
+     * Fair mode: the lease of this client with that token has ended (its release answered, after any grant it
+     * made). Waiters held back for it wait on for the next holder if the release granted the lock to another lease
+     * of this client, and try now otherwise.
+     */
+    void ended(LockKeys keys, String token) {
+        String channel = listened(keys, true);
+        if (channel == null) {
+            return;
+        }
+        List<Waiter> ready;
+        synchronized (this) {
+            Channel c = channels.get(channel);
+            if (c == null) {
+                return;
+            }
+            if (token.equals(c.releasing)) {
+                c.releasing = null;
+            } else if (token.equals(c.holder)) {
+                c.holder = null;
+            } else {
+                return;
+            }
+            if (c.holder != null || c.deferred.isEmpty()) {
+                return;
+            }
+            ready = c.deferred;
+            c.deferred = new ArrayList<>();
+        }
+        ready.forEach(Waiter::wake);
     }
 
     /** Wakes the head waiter of a lock, if any: a local lease ended, or a release of it found no waiter. */

@@ -140,7 +140,8 @@ final class RedisLease extends LeaseBase {
     private boolean releaseFair(RedisLockClient client) {
         long status;
         try {
-            status = client.await(lock.release(token), lock.describe("release"));
+            status = client.await(lock.releaseFair(token, client.notifier().board(keys, token)),
+                    lock.describe("release"));
         } catch (LockException e) {
             released();
             throw e;
@@ -196,6 +197,9 @@ final class RedisLease extends LeaseBase {
 
     @Override
     void afterLoss() {
+        if (lock.fair()) {
+            lock.client().notifier().ended(keys, token);
+        }
         lock.client().notifier().wakeOne(keys, lock.fair());
     }
 

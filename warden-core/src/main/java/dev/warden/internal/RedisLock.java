@@ -4,6 +4,8 @@ import dev.warden.DistributedLock;
 import dev.warden.Lease;
 import dev.warden.LockInfo;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -44,11 +46,44 @@ final class RedisLock extends LockBase {
         if (!fair) {
             return client.scripts().release(keys, token, client.instanceId());
         }
-        return client.scripts().releaseFair(keys, token, client.instanceId()).thenApply(reply -> {
-            long status = (Long) reply.get(0);
-            if (status == 3L) {
-                client.notifier().assigned((String) reply.get(2), (Long) reply.get(1), (Long) reply.get(3));
+        return releaseFair(token, List.of());
+    }
+
+    /**
+     * Fair mode: releases by token, registering first the waiters of this client that were held back for this
+     * lease ({@link Notifier#board}); each is told whether the script ran.
+     */
+    CompletableFuture<Long> releaseFair(String token, List<Notifier.Waiter> held) {
+        List<Notifier.Waiter> riders = new ArrayList<>(held.size());
+        List<String> args = new ArrayList<>(held.size() * 3);
+        long sentAt = client.ticker().read();
+        for (Notifier.Waiter waiter : held) {
+            String[] registration = waiter.board(sentAt);
+            if (registration != null) {
+                riders.add(waiter);
+                args.addAll(Arrays.asList(registration));
             }
+        }
+        CompletableFuture<List<Object>> reply;
+        try {
+            reply = client.scripts().releaseFair(keys, token, client.instanceId(), args);
+        } catch (RuntimeException e) {
+            riders.forEach(waiter -> waiter.boarded(false));
+            throw e;
+        }
+        return reply.whenComplete((list, error) -> {
+            if (error != null) {
+                client.notifier().ended(keys, token);
+                riders.forEach(waiter -> waiter.boarded(false));
+            }
+        }).thenApply(list -> {
+            long status = (Long) list.get(0);
+            if (status == 3L) {
+                client.notifier().assigned((String) list.get(2), (Long) list.get(1), (Long) list.get(3));
+            }
+            // After the grant: a waiter held back for this lease waits on if a waiter of this client holds next.
+            client.notifier().ended(keys, token);
+            riders.forEach(waiter -> waiter.boarded(status != 0L));
             return status;
         });
     }

@@ -134,6 +134,29 @@ final class Scripts {
                 token, RETENTION, keys.channel(), message, publish);
     }
 
+    /**
+     * As {@link #releaseFair(LockKeys, String, String)}, registering waiters of this client (the releasing one,
+     * whose id is {@code message}) first, behind the queue: {@code riders} holds a token, an arm and a grant in ms
+     * per waiter.
+     */
+    CompletableFuture<List<Object>> releaseFair(LockKeys keys, String token, String message, List<String> riders) {
+        if (riders.isEmpty()) {
+            return releaseFair(keys, token, message);
+        }
+        String[] args = new String[6 + riders.size()];
+        args[0] = token;
+        args[1] = RETENTION;
+        args[2] = keys.channel();
+        args[3] = message;
+        args[4] = publish;
+        args[5] = LIFE;
+        for (int i = 0; i < riders.size(); i++) {
+            args[6 + i] = riders.get(i);
+        }
+        return run(releaseFair, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.waiters(), keys.queue(), keys.registrations()}, args);
+    }
+
     /** Returns one 1 (renewed) or 0 (lost) per key; {@code args} holds a token and a lease in ms per key. */
     CompletableFuture<List<Object>> renew(String[] keys, String[] args) {
         return run(renew, ScriptOutputType.MULTI, keys, args);

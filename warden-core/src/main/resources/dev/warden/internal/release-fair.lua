@@ -6,6 +6,8 @@
 -- A token that does not own the lock leaves the queue (a waiter that gave up); one that does passes the lock to the
 -- oldest live registration, announced as "<token>:<fence>:<arm>" on that waiter's client's own channel
 -- ("<channel>:<client id>", so that no other client even receives it) unless it is the releasing client.
+-- Waiters of the releasing client that came while it held the lock may register here, as their first try would:
+-- ARGV[6] how long a registration lives, then per waiter its token, arm and grant ms.
 -- Returns {0, 0} if the token no longer owned the lock (expired or taken), {1, 0} if released (the key keeps the
 -- last fence, as the fencing counter), or {3, fence, token, arm} if granted to the registered waiter with that
 -- token, as of its registration by attempt number arm.
@@ -26,6 +28,22 @@ end
 -- Pop the queue's oldest waiters until a live one takes the lock (each redis.call counts: this runs between a
 -- release and the next holder, so it pops rather than reads and removes).
 local now, ms
+if ARGV[6] then
+  -- Held-back waiters join the queue's tail in their order, behind everyone already waiting.
+  now = redis.call('TIME')
+  ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+  local life = tonumber(ARGV[6])
+  local tail = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
+  local score = math.max(tonumber(now[1]) * 1000000 + tonumber(now[2]), tail[2] and tonumber(tail[2]) + 1 or 0)
+  for i = 7, #ARGV, 3 do
+    if redis.call('ZADD', KEYS[3], 'NX', score, ARGV[i]) == 1 then
+      score = score + 1
+    end
+    redis.call('HSET', KEYS[4], ARGV[i], (ms + life) .. ':' .. ARGV[i + 2] .. ':' .. ARGV[i + 1] .. ':' .. ARGV[4])
+  end
+  redis.call('PEXPIRE', KEYS[3], life)
+  redis.call('PEXPIRE', KEYS[4], life)
+end
 while true do
   local head = redis.call('ZPOPMIN', KEYS[3])[1]
   if not head then break end
