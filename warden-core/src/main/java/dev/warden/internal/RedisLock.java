@@ -68,6 +68,7 @@ final class RedisLock extends LockBase {
         try {
             reply = client.scripts().releaseFair(keys, token, client.instanceId(), args);
         } catch (RuntimeException e) {
+            client.notifier().ended(keys, token);
             riders.forEach(waiter -> waiter.boarded(false));
             throw e;
         }
