@@ -25,8 +25,6 @@ if owner ~= ARGV[1] then
 end
 -- The holder's token is never queued (a grant pops it, a try that finds the lock free removes it), so only a token
 -- that does not hold the lock needs to leave the queue: on an idle server that saves about a tenth of this script.
--- Pop the queue's oldest waiters until a live one takes the lock (each redis.call counts: this runs between a
--- release and the next holder, so it pops rather than reads and removes).
 local now, ms
 if ARGV[6] then
   -- Held-back waiters join the queue's tail in their order, behind everyone already waiting.
@@ -44,6 +42,8 @@ if ARGV[6] then
   redis.call('PEXPIRE', KEYS[3], life)
   redis.call('PEXPIRE', KEYS[4], life)
 end
+-- Pop the queue's oldest waiters until a live one takes the lock (each redis.call counts: this runs between a
+-- release and the next holder, so it pops rather than reads and removes).
 while true do
   local head = redis.call('ZPOPMIN', KEYS[3])[1]
   if not head then break end
