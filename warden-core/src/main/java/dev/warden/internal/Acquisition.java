@@ -138,20 +138,9 @@ final class Acquisition implements Notifier.Waiter {
                 }
                 undefer = deferred;
             }
-            inFlight = true;
-            woken = false;
-            if (timer != null) {
-                timer.cancel(false);
-                timer = null;
-            }
             sentAt = client.ticker().read();
             kind = Scripts.Try.of(waits, tried);
-            tried = true;
-            if (fair) {
-                arm = arms++;
-                armSentAt[arm % ARMS_KEPT] = sentAt;
-                registered |= waits;
-            }
+            arm = sending(sentAt);
         }
         if (undefer) {
             // Held back, but no release took it along in time: it tries on its own.
@@ -296,10 +285,7 @@ final class Acquisition implements Notifier.Waiter {
                 return false;
             }
             reserved = true;
-            if (timer != null) {
-                timer.cancel(false);
-                timer = null;
-            }
+            cancelTimer();
             return true;
         }
     }
@@ -362,6 +348,34 @@ final class Acquisition implements Notifier.Waiter {
         wake();
     }
 
+    /**
+     * A try goes out now, sent at {@code sentAt}, by this acquisition or by a release that registers it; guarded by
+     * this.
+     *
+     * @return the try's number in fair mode (its arm), else 0
+     */
+    private int sending(long sentAt) {
+        inFlight = true;
+        woken = false;
+        cancelTimer();
+        tried = true;
+        if (!fair) {
+            return 0;
+        }
+        int arm = arms++;
+        armSentAt[arm % ARMS_KEPT] = sentAt;
+        registered |= waits;
+        return arm;
+    }
+
+    /** Guarded by this. */
+    private void cancelTimer() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+    }
+
     @Override
     public String[] board(long sentAt) {
         int arm;
@@ -369,16 +383,7 @@ final class Acquisition implements Notifier.Waiter {
             if (result.isDone() || inFlight || tried) {
                 return null;
             }
-            inFlight = true;
-            woken = false;
-            if (timer != null) {
-                timer.cancel(false);
-                timer = null;
-            }
-            tried = true;
-            registered = true;
-            arm = arms++;
-            armSentAt[arm % ARMS_KEPT] = sentAt;
+            arm = sending(sentAt);
         }
         markAtSend = client.notifier().mark(lock.keys(), fair);
         return new String[] {token, Integer.toString(arm), Long.toString(grantMillis)};
@@ -455,10 +460,7 @@ final class Acquisition implements Notifier.Waiter {
         boolean wasJoined;
         boolean deregister;
         synchronized (this) {
-            if (timer != null) {
-                timer.cancel(false);
-                timer = null;
-            }
+            cancelTimer();
             wasJoined = joined;
             joined = false;
             deregister = passWake && registered && !claimed;

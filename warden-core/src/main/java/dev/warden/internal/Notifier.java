@@ -263,14 +263,21 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         return head.reserve() ? new Candidate(head, queued) : null;
     }
 
+    /**
+     * Fair mode: the lock's channel in this client, or null; read under the notifier's lock. Callers that may run on
+     * the uncontended path first check {@link #listened} without it.
+     */
+    private Channel fairChannel(LockKeys keys) {
+        return channels.isEmpty() ? null : channels.get(channel(keys, true));
+    }
+
     /** Fair mode: a waiter of this client was granted the lock with this token. */
     void holding(LockKeys keys, String token) {
-        String channel = listened(keys, true);
-        if (channel == null) {
+        if (listened(keys, true) == null) {
             return;
         }
         synchronized (this) {
-            Channel c = channels.get(channel);
+            Channel c = fairChannel(keys);
             if (c != null) {
                 c.holder = token;
             }
@@ -284,10 +291,7 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
      * @return whether the try waits
      */
     synchronized boolean defer(LockKeys keys, Waiter waiter) {
-        if (channels.isEmpty()) {
-            return false;
-        }
-        Channel c = channels.get(channel(keys, true));
+        Channel c = fairChannel(keys);
         if (c == null || (c.holder == null && c.releasing == null)) {
             return false;
         }
@@ -297,7 +301,7 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
 
     /** Fair mode: a waiter held back by {@link #defer} tries on its own after all. */
     synchronized void undefer(LockKeys keys, Waiter waiter) {
-        Channel c = channels.get(channel(keys, true));
+        Channel c = fairChannel(keys);
         if (c != null) {
             c.deferred.remove(waiter);
         }
@@ -308,12 +312,11 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
      * for the release to register, and holds back no more.
      */
     List<Waiter> board(LockKeys keys, String token) {
-        String channel = listened(keys, true);
-        if (channel == null) {
+        if (listened(keys, true) == null) {
             return List.of();
         }
         synchronized (this) {
-            Channel c = channels.get(channel);
+            Channel c = fairChannel(keys);
             if (c == null || !token.equals(c.holder)) {
                 return List.of();
             }
@@ -334,13 +337,12 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
      * of this client, and try now otherwise.
      */
     void ended(LockKeys keys, String token) {
-        String channel = listened(keys, true);
-        if (channel == null) {
+        if (listened(keys, true) == null) {
             return;
         }
         List<Waiter> ready;
         synchronized (this) {
-            Channel c = channels.get(channel);
+            Channel c = fairChannel(keys);
             if (c == null) {
                 return;
             }

@@ -64,18 +64,21 @@ final class RedisLock extends LockBase {
                 args.addAll(Arrays.asList(registration));
             }
         }
+        // Without an answer the lease's hold-back ends and every rider tries on its own.
+        Runnable failed = () -> {
+            client.notifier().ended(keys, token);
+            riders.forEach(waiter -> waiter.boarded(false));
+        };
         CompletableFuture<List<Object>> reply;
         try {
             reply = client.scripts().releaseFair(keys, token, client.instanceId(), args);
         } catch (RuntimeException e) {
-            client.notifier().ended(keys, token);
-            riders.forEach(waiter -> waiter.boarded(false));
+            failed.run();
             throw e;
         }
         return reply.whenComplete((list, error) -> {
             if (error != null) {
-                client.notifier().ended(keys, token);
-                riders.forEach(waiter -> waiter.boarded(false));
+                failed.run();
             }
         }).thenApply(list -> {
             long status = (Long) list.get(0);

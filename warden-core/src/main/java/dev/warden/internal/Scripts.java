@@ -124,34 +124,24 @@ final class Scripts {
     }
 
     /**
-     * Fair mode's release: also removes the token from the queue (for a waiter that gives up), and grants the lock
-     * to the oldest live waiter. Returns {1, 0} when released, {0, 0} when the token no longer owned the lock, and
-     * {3, fence, its token, its attempt number} when granted.
-     */
-    CompletableFuture<List<Object>> releaseFair(LockKeys keys, String token, String message) {
-        return run(releaseFair, ScriptOutputType.MULTI,
-                new String[] {keys.lock(), keys.waiters(), keys.queue(), keys.registrations()},
-                token, RETENTION, keys.channel(), message, publish);
-    }
-
-    /**
-     * As {@link #releaseFair(LockKeys, String, String)}, registering waiters of this client (the releasing one,
-     * whose id is {@code message}) first, behind the queue: {@code riders} holds a token, an arm and a grant in ms
-     * per waiter.
+     * Fair mode's release: also removes the token from the queue (for a waiter that gives up), registers waiters of
+     * this client (the releasing one, whose id is {@code message}) behind the queue, and grants the lock to the
+     * oldest live waiter. {@code riders} holds a token, an arm and a grant in ms per waiter to register, or nothing.
+     * Returns {1, 0} when released, {0, 0} when the token no longer owned the lock, and {3, fence, its token, its
+     * attempt number} when granted.
      */
     CompletableFuture<List<Object>> releaseFair(LockKeys keys, String token, String message, List<String> riders) {
-        if (riders.isEmpty()) {
-            return releaseFair(keys, token, message);
-        }
-        String[] args = new String[6 + riders.size()];
+        String[] args = new String[riders.isEmpty() ? 5 : 6 + riders.size()];
         args[0] = token;
         args[1] = RETENTION;
         args[2] = keys.channel();
         args[3] = message;
         args[4] = publish;
-        args[5] = LIFE;
-        for (int i = 0; i < riders.size(); i++) {
-            args[6 + i] = riders.get(i);
+        if (!riders.isEmpty()) {
+            args[5] = LIFE;
+            for (int i = 0; i < riders.size(); i++) {
+                args[6 + i] = riders.get(i);
+            }
         }
         return run(releaseFair, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.waiters(), keys.queue(), keys.registrations()}, args);
