@@ -109,7 +109,8 @@ public interface DistributedLock {
      * Releases the lock whoever holds it, for administration: the holder is not told at once, but its lease is
      * lost at its next renewal or release. The fencing counter is kept, and waiters are woken.
      *
-     * @return the fencing token of the holder that was removed, or empty if the lock was free
+     * @return the fencing token of the holder that was removed (0 if it had not asked for one), or empty if the
+     *         lock was free
      * @throws LockException if Redis fails
      */
     OptionalLong forceRelease();

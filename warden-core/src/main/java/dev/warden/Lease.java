@@ -23,7 +23,15 @@ public interface Lease extends AutoCloseable {
      * including across expiries and a restart of Redis that lost its data. Pass it to the protected resource and
      * have the resource reject writes that carry a lower token than it has seen.
      *
-     * @return a positive token
+     * <p>A lock whose name has no fence kept in Redis is acquired without one, since most holders never ask; the
+     * first call then issues it, in one round trip that also checks the lease still holds the lock. Once a name has
+     * a fence, Redis keeps it for a day after each release, and every acquire in that time comes with its token, so
+     * this call answers locally. Quorum locks and locks with replica acknowledgements always acquire with one.
+     *
+     * @return a positive token, the same on every call
+     * @throws LeaseLostException if the token had to be issued and the lease is no longer held
+     * @throws IllegalStateException if the token had to be issued and the lease was released
+     * @throws LockException if the token had to be issued and Redis failed to answer
      */
     long fencingToken();
 

@@ -1,6 +1,7 @@
 package dev.warden;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -21,16 +22,21 @@ import org.junit.jupiter.api.Test;
 class AcquireReleaseTest extends RedisTestSupport {
 
     @Test
-    void acquireStoresARandomTokenWithAnExpiryInOneScript() {
+    void acquireStoresARandomTokenWithAnExpiryInOneScriptAndItsFenceOnFirstAsk() {
         DistributedLock lock = client(b -> b.defaultLease(Duration.ofSeconds(7))).lock("orders:1");
         long before = scriptCalls();
         Lease lease = lock.tryAcquire().orElseThrow();
         assertThat(scriptCalls() - before).isEqualTo(1);
         String value = (String) server.call("GET", "test:{orders:1}");
-        assertThat(value).matches("\\d+:[A-Za-z0-9_-]{22}");
-        assertThat(value).startsWith(lease.fencingToken() + ":");
+        assertThat(value).matches(":[A-Za-z0-9_-]{22}");
         long pttl = (Long) server.call("PTTL", "test:{orders:1}");
         assertThat(pttl).isBetween(6_000L, 7_000L);
+        long fence = lease.fencingToken();
+        assertThat(scriptCalls() - before).isEqualTo(2);
+        assertThat(server.call("GET", "test:{orders:1}")).isEqualTo(fence + value);
+        assertThat((Long) server.call("PTTL", "test:{orders:1}")).isBetween(5_000L, pttl);
+        assertThat(lease.fencingToken()).isEqualTo(fence);
+        assertThat(scriptCalls() - before).isEqualTo(2);
         lease.release();
     }
 
@@ -38,8 +44,9 @@ class AcquireReleaseTest extends RedisTestSupport {
     void aNameOutsideAsciiIsItsUtf8KeyOnTheServer() {
         String name = "склад:ü:\uD83D\uDD12";
         Lease lease = client().lock(name).tryAcquire().orElseThrow();
+        long fence = lease.fencingToken();
         String value = (String) server.call("GET", "test:{" + name + "}");
-        assertThat(value).isEqualTo(lease.fencingToken() + ":" + value.substring(value.indexOf(':') + 1));
+        assertThat(value).isEqualTo(fence + ":" + value.substring(value.indexOf(':') + 1));
         assertThat(client().lock(name).isLocked()).isTrue();
         assertThat(client().lock(name).tryAcquire()).isEmpty();
         assertThat(lease.release()).isTrue();
@@ -89,7 +96,8 @@ class AcquireReleaseTest extends RedisTestSupport {
         assertThat(stalled.isHeld()).isFalse();
         assertThat(next.isHeld()).isTrue();
         assertThat(second.inspect().held()).isTrue();
-        assertThat((String) server.call("GET", "test:{" + name + "}")).startsWith(next.fencingToken() + ":");
+        long fence = next.fencingToken();
+        assertThat((String) server.call("GET", "test:{" + name + "}")).startsWith(fence + ":");
         stalled.close();
         assertThat(next.release()).isTrue();
     }
@@ -204,29 +212,43 @@ class AcquireReleaseTest extends RedisTestSupport {
         assertThat(free.lastFencingToken()).isZero();
         assertThat(free.remainingLease()).isEqualTo(Duration.ZERO);
         Lease lease = lock.tryAcquire(Duration.ZERO, Duration.ofSeconds(20)).orElseThrow();
+        assertThat(lock.inspect().lastFencingToken()).isZero();
+        long fence = lease.fencingToken();
         LockInfo held = lock.inspect();
         assertThat(held.held()).isTrue();
         assertThat(lock.isLocked()).isTrue();
-        assertThat(held.lastFencingToken()).isEqualTo(lease.fencingToken());
+        assertThat(held.lastFencingToken()).isEqualTo(fence);
         assertThat(held.remainingLease()).isBetween(Duration.ofSeconds(15), Duration.ofSeconds(20));
         assertThat(held.name()).isEqualTo(lock.name());
         lease.release();
         LockInfo released = lock.inspect();
         assertThat(released.held()).isFalse();
         assertThat(lock.isLocked()).isFalse();
-        assertThat(released.lastFencingToken()).isEqualTo(lease.fencingToken());
+        assertThat(released.lastFencingToken()).isEqualTo(fence);
     }
 
     @Test
     void forceReleaseRemovesAnyHolderAndKeepsTheFence() {
         String name = uniqueName();
         Lease lease = client().lock(name).tryAcquire().orElseThrow();
+        long fence = lease.fencingToken();
         DistributedLock admin = client().lock(name);
-        assertThat(admin.forceRelease()).hasValue(lease.fencingToken());
+        assertThat(admin.forceRelease()).hasValue(fence);
         assertThat(admin.forceRelease()).isEmpty();
         assertThat(lease.release()).isFalse();
         Lease next = admin.tryAcquire().orElseThrow();
-        assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+        assertThat(next.fencingToken()).isGreaterThan(fence);
         next.release();
+    }
+
+    @Test
+    void forceReleaseOfAHolderWithoutAFenceLeavesNoKeyAndItsLeaseCannotGetOne() {
+        String name = uniqueName();
+        Lease lease = client().lock(name).tryAcquire().orElseThrow();
+        assertThat(client().lock(name).forceRelease()).hasValue(0);
+        assertThat(server.call("EXISTS", "test:{" + name + "}")).isEqualTo(0L);
+        assertThatThrownBy(lease::fencingToken).isInstanceOf(LeaseLostException.class);
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(lease.release()).isFalse();
     }
 }

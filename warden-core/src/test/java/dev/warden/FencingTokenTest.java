@@ -1,6 +1,7 @@
 package dev.warden;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.warden.redisserver.RedisServer;
 import java.time.Duration;
@@ -43,11 +44,12 @@ class FencingTokenTest extends RedisTestSupport {
     void tokensKeepIncreasingAfterRedisRestartsWithItsDataLost() throws Exception {
         DistributedLock lock = client().lock(uniqueName());
         Lease before = lock.tryAcquire().orElseThrow();
+        long fence = before.fencingToken();
         before.release();
         server.restart();
         assertThat(server.call("DBSIZE")).isEqualTo(0L);
         Lease after = lock.tryAcquire(Duration.ofSeconds(10)).orElseThrow();
-        assertThat(after.fencingToken()).isGreaterThan(before.fencingToken());
+        assertThat(after.fencingToken()).isGreaterThan(fence);
         after.release();
     }
 
@@ -55,10 +57,55 @@ class FencingTokenTest extends RedisTestSupport {
     void releasedLockLeavesOnlyItsFencingCounterWithAnExpiry() {
         String name = uniqueName();
         Lease lease = client().lock(name).tryAcquire().orElseThrow();
+        long fence = lease.fencingToken();
         lease.release();
         assertThat(server.call("KEYS", "*")).isEqualTo(List.of("test:{" + name + "}"));
-        assertThat(server.call("GET", "test:{" + name + "}")).isEqualTo(Long.toString(lease.fencingToken()));
+        assertThat(server.call("GET", "test:{" + name + "}")).isEqualTo(Long.toString(fence));
         assertThat((Long) server.call("PTTL", "test:{" + name + "}")).isGreaterThan(23L * 3600 * 1000);
+    }
+
+    @Test
+    void aLockWhoseHoldersNeverAskedForAFenceLeavesNoKeyBehind() throws InterruptedException {
+        String name = uniqueName();
+        DistributedLock lock = client().lock(name);
+        lock.tryAcquire().orElseThrow().release();
+        lock.acquire().release();
+        assertThat(server.call("KEYS", "*")).isEqualTo(List.of());
+    }
+
+    @Test
+    void aNameWithAKeptFenceIsAcquiredWithItsNextFenceAndNoFurtherRequest() throws InterruptedException {
+        DistributedLock lock = client().lock(uniqueName());
+        Lease first = lock.acquire();
+        long fence = first.fencingToken();
+        first.release();
+        Lease second = lock.acquire();
+        long before = scriptCalls();
+        assertThat(second.fencingToken()).isGreaterThan(fence);
+        assertThat(scriptCalls()).isEqualTo(before);
+        second.release();
+    }
+
+    @Test
+    void aStalledHolderThatNeverAskedGetsNoFenceAfterAnotherTookTheLock() throws Exception {
+        String name = uniqueName();
+        Lease stalled = client().lock(name).tryAcquire(Duration.ZERO, Duration.ofMillis(200)).orElseThrow();
+        Lease next = client().lock(name).tryAcquire(Duration.ofSeconds(5)).orElseThrow();
+        long nextFence = next.fencingToken();
+        assertThatThrownBy(stalled::fencingToken).isInstanceOf(LeaseLostException.class)
+                .hasMessageContaining(name);
+        assertThat(stalled.isHeld()).isFalse();
+        assertThat(next.fencingToken()).isEqualTo(nextFence);
+        next.release();
+        assertThat(next.fencingToken()).isEqualTo(nextFence);
+    }
+
+    @Test
+    void aReleasedLeaseThatNeverAskedCannotGetAFence() throws InterruptedException {
+        Lease lease = client().lock(uniqueName()).acquire();
+        lease.release();
+        assertThatThrownBy(lease::fencingToken).isInstanceOf(IllegalStateException.class)
+                .isNotInstanceOf(LockException.class);
     }
 
     @Test

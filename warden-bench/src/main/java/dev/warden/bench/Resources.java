@@ -12,6 +12,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;
 import org.redisson.api.RLock;
@@ -67,8 +70,17 @@ final class Resources {
             figures.put("client heap bytes per lease", (heapHeld - heapReleased) / (double) locks);
             figures.put("keys per held lock", (keysHeld - keysBefore) / (double) locks);
             figures.put("keys per released lock", (dbSize(uri) - keysBefore) / (double) locks);
-            // What a released lock leaves behind: Warden's fencing counter.
-            figures.put("redis bytes per released lock", (usedMemory(uri) - redisBefore) / (double) locks);
+            // Again with every holder asking for its fencing token, which Warden keeps for a day after the release.
+            if (holder.fences()) {
+                call(uri, "FLUSHALL");
+                holder.acquire("s6f:", locks);
+                holder.askFences();
+                long redisFenced = usedMemory(uri);
+                holder.releaseAll();
+                figures.put("redis bytes per held fenced lock", (redisFenced - redisBefore) / (double) locks);
+                figures.put("keys per released fenced lock", (dbSize(uri) - keysBefore) / (double) locks);
+                figures.put("redis bytes per fencing counter", (usedMemory(uri) - redisBefore) / (double) locks);
+            }
             call(uri, "FLUSHALL");
             return figures;
         }
@@ -79,6 +91,16 @@ final class Resources {
         void acquire(String prefix, int count) throws Exception;
 
         int stillHeld();
+
+        /** @return whether this lock issues fencing tokens */
+        default boolean fences() {
+            return false;
+        }
+
+        /** Asks every lease for its fencing token. */
+        default void askFences() throws Exception {
+            throw new UnsupportedOperationException("no fencing tokens");
+        }
 
         void releaseAll() throws Exception;
 
@@ -116,6 +138,28 @@ final class Resources {
         @Override
         public int stillHeld() {
             return (int) leases.stream().filter(Lease::isHeld).count();
+        }
+
+        @Override
+        public boolean fences() {
+            return true;
+        }
+
+        @Override
+        public void askFences() throws Exception {
+            // From 16 threads, since each first ask is a round trip.
+            ExecutorService pool = Executors.newFixedThreadPool(16);
+            try {
+                List<Future<Long>> fences = new ArrayList<>();
+                for (Lease lease : leases) {
+                    fences.add(pool.submit(lease::fencingToken));
+                }
+                for (Future<Long> fence : fences) {
+                    fence.get();
+                }
+            } finally {
+                pool.shutdown();
+            }
         }
 
         @Override

@@ -65,7 +65,7 @@ class BenchSmokeTest {
     }
 
     @Test
-    void manyLeasesAreRenewedInBatchesAndAReleasedLockLeavesOnlyItsCounter() throws Exception {
+    void manyLeasesAreRenewedInBatchesAndAReleasedLockLeavesOnlyACounterWhereATokenWasAsked() throws Exception {
         try (RedisServer server = RedisServer.start()) {
             var renewals = Resources.renewals("warden", server.uri(), 200, Duration.ofSeconds(3),
                     Duration.ofSeconds(3));
@@ -74,8 +74,10 @@ class BenchSmokeTest {
             assertThat(renewals.get("renew requests per lease per period")).isBetween(0.004, 0.03);
             var memory = Resources.memory("warden", server.uri(), 1000);
             assertThat(memory.get("keys per held lock")).isEqualTo(1.0);
-            assertThat(memory.get("keys per released lock")).isEqualTo(1.0);
+            assertThat(memory.get("keys per released lock")).isEqualTo(0.0);
+            assertThat(memory.get("keys per released fenced lock")).isEqualTo(1.0);
             assertThat(memory.get("redis bytes per held lock")).isPositive();
+            assertThat(memory.get("redis bytes per fencing counter")).isPositive();
         }
     }
 }

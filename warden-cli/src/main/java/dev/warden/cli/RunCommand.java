@@ -1,6 +1,7 @@
 package dev.warden.cli;
 
 import dev.warden.Lease;
+import dev.warden.LeaseLostException;
 import dev.warden.LockClient;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -93,7 +94,16 @@ final class RunCommand implements Callable<Integer> {
 
     private int runHolding(Lease held, PrintWriter err) throws InterruptedException {
         ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
-        builder.environment().put("WARDEN_FENCING_TOKEN", Long.toString(held.fencingToken()));
+        long fence;
+        try {
+            fence = held.fencingToken();
+        } catch (LeaseLostException e) {
+            err.println("warden: the lease of lock '" + name + "' was lost before the command started; "
+                    + "the command was not run");
+            err.flush();
+            return ExitCodes.LEASE_LOST;
+        }
+        builder.environment().put("WARDEN_FENCING_TOKEN", Long.toString(fence));
         builder.environment().put("WARDEN_LOCK", name);
         if (pendingSignal.get() != null) {
             err.println("warden: stopped by SIG" + pendingSignal.get() + " before the command started");

@@ -139,6 +139,7 @@ class RunCommandIT {
         Cli.Running run = Cli.start(Map.of(), "run", name, "--redis", server.uri(), "--lease", "1s", "--grace", "2s",
                 "--", "sleep", "60");
         assertThat(awaitHeld(name)).isTrue();
+        assertThat(awaitChild(run.process, "sleep")).isTrue();
         client.lock(name).forceRelease();
         Lease usurper = client.lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(60)).orElseThrow();
         long t0 = System.nanoTime();
@@ -157,6 +158,7 @@ class RunCommandIT {
         Cli.Running run = Cli.start(Map.of(), "run", name, "--redis", server.uri(), "--lease", "1s", "--grace", "1s",
                 "--", "sh", "-c", "trap '' TERM; while :; do sleep 0.1; done");
         assertThat(awaitHeld(name)).isTrue();
+        assertThat(awaitChild(run.process, "sh")).isTrue();
         client.lock(name).forceRelease();
         client.lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(60)).orElseThrow();
         Cli.Result result = Cli.finish(run);
@@ -170,7 +172,7 @@ class RunCommandIT {
         Cli.Running run = Cli.start(Map.of(), "run", name, "--redis", server.uri(), "--",
                 "sh", "-c", "trap 'echo got-term; exit 3' TERM; while :; do sleep 0.1; done");
         assertThat(awaitHeld(name)).isTrue();
-        assertThat(awaitChild(run.process)).isTrue();
+        assertThat(awaitChild(run.process, "sh")).isTrue();
         run.process.destroy();
         Cli.Result result = Cli.finish(run);
         assertThat(result.exit()).as("%s", result).isEqualTo(3);
@@ -212,18 +214,25 @@ class RunCommandIT {
         Lease held = client.lock(name).tryAcquire().orElseThrow();
         Cli.Result inspect = Cli.run(Map.of("WARDEN_REDIS", server.uri()), "inspect", name);
         assertThat(inspect.exit()).as("%s", inspect).isZero();
-        assertThat(inspect.out()).contains("state:         held").contains("last fence:    " + held.fencingToken())
+        assertThat(inspect.out()).contains("state:         held").contains("last fence:    -")
                 .contains("waiters:       0");
+        long fence = held.fencingToken();
+        assertThat(Cli.run("inspect", name, "--redis", server.uri()).out()).contains("last fence:    " + fence);
         Cli.Result refused = Cli.run("release", name, "--redis", server.uri());
         assertThat(refused.exit()).isEqualTo(64);
         assertThat(refused.err()).contains("--force");
         assertThat(held.isHeld()).isTrue();
         Cli.Result forced = Cli.run("release", name, "--redis", server.uri(), "--force");
         assertThat(forced.exit()).as("%s", forced).isZero();
-        assertThat(forced.out()).contains("fencing token " + held.fencingToken());
+        assertThat(forced.out()).contains("fencing token " + fence);
         assertThat(Cli.run("inspect", name, "--redis", server.uri()).out()).contains("state:         free");
         assertThat(Cli.run("release", name, "--redis", server.uri(), "--force").out()).contains("was not held");
         assertThat(held.release()).isFalse();
+        String unfenced = name();
+        Lease other = client.lock(unfenced).tryAcquire().orElseThrow();
+        assertThat(Cli.run("release", unfenced, "--redis", server.uri(), "--force").out())
+                .contains("removed a holder that had no fencing token yet");
+        assertThat(other.release()).isFalse();
     }
 
     @Test
@@ -243,10 +252,11 @@ class RunCommandIT {
         held.release();
     }
 
-    private static boolean awaitChild(Process warden) throws InterruptedException {
+    /** Waits until the command (its executable's name ends with {@code command}) runs under the lock. */
+    private static boolean awaitChild(Process warden, String command) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() - end < 0) {
-            if (warden.descendants().anyMatch(p -> p.info().command().orElse("").endsWith("sh"))) {
+            if (warden.descendants().anyMatch(p -> p.info().command().orElse("").endsWith(command))) {
                 return true;
             }
             Thread.sleep(20);

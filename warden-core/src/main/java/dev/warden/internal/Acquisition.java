@@ -150,6 +150,35 @@ final class Acquisition implements Notifier.Waiter {
             markAtSend = waits ? client.notifier().mark(lock.keys(), fair) : null;
         }
         result.due();
+        // A first try on a lock this client has not waited for lately is a plain SET NX, which costs Redis far less
+        // than a script; where the key exists (held, or free with a fence to carry on), the script tries next.
+        if (kind == Scripts.Try.FIRST && !fair && !lock.replicas().required()
+                && !client.notifier().waitedFor(lock.keys())) {
+            trySet(sentAt);
+        } else {
+            send(kind, arm, sentAt);
+        }
+    }
+
+    /** A first try by {@link Scripts#trySet}; if the key exists, the script's first try follows. */
+    private void trySet(long sentAt) {
+        try {
+            client.scripts().trySet(lock.keys(), token, leaseMillis).whenComplete((reply, error) -> {
+                if (error != null) {
+                    fail(error, true);
+                } else if (reply != null) {
+                    onAcquired(0, leaseMillis, 0, sentAt);
+                } else {
+                    send(Scripts.Try.FIRST, 0, sentAt);
+                }
+            });
+        } catch (RuntimeException e) {
+            fail(e, false);
+        }
+    }
+
+    /** Sends a try of this kind and acts on its reply; {@code sentAt} is when the try (or the SET before) was sent. */
+    private void send(Scripts.Try kind, int arm, long sentAt) {
         Replicas replicas = lock.replicas();
         try {
             if (fair) {
@@ -173,13 +202,14 @@ final class Acquisition implements Notifier.Waiter {
                             }
                         });
             } else {
-                client.scripts().acquire(lock.keys(), token, leaseMillis, kind).whenComplete((reply, error) -> {
-                    if (error != null) {
-                        fail(error, true);
-                    } else {
-                        onReply(reply, 0, sentAt);
-                    }
-                });
+                client.scripts().acquire(lock.keys(), token, leaseMillis, kind, false).whenComplete(
+                        (reply, error) -> {
+                            if (error != null) {
+                                fail(error, true);
+                            } else {
+                                onReply(reply, 0, sentAt);
+                            }
+                        });
             }
         } catch (RuntimeException e) {
             fail(e, false);

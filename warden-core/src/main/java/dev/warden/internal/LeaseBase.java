@@ -1,6 +1,7 @@
 package dev.warden.internal;
 
 import dev.warden.Lease;
+import dev.warden.LeaseLostException;
 import dev.warden.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,6 +38,19 @@ abstract class LeaseBase implements Lease {
 
     /** Stops renewals and wakes local waiters, once the lease is lost. */
     abstract void afterLoss();
+
+    /** @return the fence issued to this lease so far, without a request; 0 if none was yet */
+    abstract long knownFence();
+
+    /**
+     * The error for an operation that needs the lease held: {@link LeaseLostException} if it was lost, else an
+     * {@link IllegalStateException} (it was released).
+     */
+    RuntimeException ended(String operation) {
+        String message = operation + " of lock '" + lockName() + "' asked after the lease was ";
+        return state.get() == LOST ? new LeaseLostException(message + "lost")
+                : new IllegalStateException(message + "released");
+    }
 
     @Override
     public boolean isHeld() {
@@ -102,7 +116,7 @@ abstract class LeaseBase implements Lease {
         int current = state.get();
         while (current == HELD || (whileReleasing && current == RELEASING)) {
             if (state.compareAndSet(current, LOST)) {
-                LOG.warn("lease of lock '{}' (fence {}) lost: {}", lockName(), fencingToken(), reason);
+                LOG.warn("lease of lock '{}' (fence {}) lost: {}", lockName(), knownFence(), reason);
                 List<Runnable> toRun;
                 synchronized (this) {
                     toRun = callbacks == null ? List.of() : callbacks;

@@ -88,8 +88,8 @@ final class LockView implements Lock {
         }
         holds.remove(current);
         if (!hold.lease.release()) {
-            throw new LeaseLostException("lease of lock '" + lock.name() + "' (fence " + hold.lease.fencingToken()
-                    + ") was lost before unlock: the critical section may not have been exclusive");
+            throw new LeaseLostException("lease of lock '" + lock.name() + "' was lost before unlock: the critical "
+                    + "section may not have been exclusive");
         }
     }
 

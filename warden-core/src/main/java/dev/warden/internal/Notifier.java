@@ -147,6 +147,14 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         return fair ? keys.grantChannel(instanceId) : keys.channel();
     }
 
+    /**
+     * @return whether a default-mode waiter of this client waited for the lock lately: its channel is subscribed,
+     *         or lingers after its last waiter left
+     */
+    boolean waitedFor(LockKeys keys) {
+        return listened(keys, false) != null;
+    }
+
     /** Marks the state of the lock's channel (see {@link #channel}) if it is subscribed now, else returns null. */
     Mark mark(LockKeys keys, boolean fair) {
         String channel = listened(keys, fair);

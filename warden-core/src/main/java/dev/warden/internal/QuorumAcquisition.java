@@ -81,7 +81,7 @@ final class QuorumAcquisition implements Notifier.Waiter {
             }
         }
         long sentAt = client.ticker().read();
-        Fanout.until(client.nodes(), node -> node.scripts().acquire(lock.keys(), token, leaseMillis, kind),
+        Fanout.until(client.nodes(), node -> node.scripts().acquire(lock.keys(), token, leaseMillis, kind, true),
                 outcomes -> client.decided(outcomes, Scripts::acquired))
                 .thenAccept(outcomes -> onReplies(outcomes, sentAt));
     }

@@ -66,6 +66,11 @@ final class QuorumLease extends LeaseBase {
     }
 
     @Override
+    long knownFence() {
+        return fence;
+    }
+
+    @Override
     public int acknowledgements() {
         return granted;
     }

@@ -19,7 +19,8 @@ final class RedisLease extends LeaseBase {
     final long leaseMillis;
     final boolean renewing;
     final Replicas replicas;
-    private final long fence;
+    /** 0 until a fence is issued: at the acquire, or at the first {@link #fencingToken()}. */
+    private volatile long fence;
     private final int acks;
     private final long leaseNanos;
     private final long driftNanos;
@@ -58,6 +59,30 @@ final class RedisLease extends LeaseBase {
 
     @Override
     public long fencingToken() {
+        long known = fence;
+        return known != 0 ? known : issueFence();
+    }
+
+    /** Asks Redis for the fence of a lease acquired without one; one request at a time per lease. */
+    private synchronized long issueFence() {
+        if (fence != 0) {
+            return fence;
+        }
+        if (!active()) {
+            throw ended("fencing token");
+        }
+        RedisLockClient client = lock.client();
+        long issued = client.await(client.scripts().fence(keys, token), lock.describe("fencing token"));
+        if (issued == 0) {
+            lose("it was found expired or taken when asked for its fencing token");
+            throw ended("fencing token");
+        }
+        fence = issued;
+        return issued;
+    }
+
+    @Override
+    long knownFence() {
         return fence;
     }
 
@@ -112,9 +137,9 @@ final class RedisLease extends LeaseBase {
             status = client.await(client.scripts().releaseTo(keys, token, client.instanceId(), waiter.token(),
                     waiter.leaseMillis(), queued).thenApply(reply -> {
                         if (settled.compareAndSet(false, true)) {
-                            if (reply < 0) {
+                            if (reply < 0 || reply == Scripts.HANDED_OVER_UNFENCED) {
                                 released();
-                                waiter.granted(-reply, sentAt);
+                                waiter.granted(reply < 0 ? -reply : 0, sentAt);
                             } else {
                                 waiter.unreserve();
                             }

@@ -140,7 +140,8 @@ final class RedisLock extends LockBase {
         long fence = client.await(client.scripts().forceRelease(keys, client.instanceId(), fair),
                 describe("forced release"));
         client.notifier().wakeOne(keys, fair);
-        return fence == 0 ? OptionalLong.empty() : OptionalLong.of(fence);
+        // -1: the holder had no fence yet.
+        return fence == 0 ? OptionalLong.empty() : OptionalLong.of(Math.max(fence, 0));
     }
 
     @Override

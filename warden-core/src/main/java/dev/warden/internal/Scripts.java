@@ -3,20 +3,25 @@ package dev.warden.internal;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
- * The lock's Redis operations, each one Lua script called by SHA. When the server does not know a script (after
- * {@code SCRIPT FLUSH} or a restart), it is sent in full once, which also caches it again.
+ * The lock's Redis operations, each one Lua script called by SHA, but for the plain {@code SET NX} of a first try
+ * ({@link #trySet}). When the server does not know a script (after {@code SCRIPT FLUSH} or a restart), it is sent in
+ * full once, which also caches it again.
  */
 final class Scripts {
     /** How long a released lock keeps its last fencing token: one day. */
     static final long FENCE_RETENTION_MS = 24L * 60 * 60 * 1000;
     /** Fair mode: how long a waiter's registration lives unless the waiter renews it. */
     static final long REGISTRATION_LIFE_MS = 3_000;
+
+    /** A {@link #releaseTo} reply: handed over without a fence. */
+    static final long HANDED_OVER_UNFENCED = 2;
 
     private static final String LIFE = Long.toString(REGISTRATION_LIFE_MS);
     private static final String RETENTION = Long.toString(FENCE_RETENTION_MS);
@@ -31,6 +36,7 @@ final class Scripts {
     private final Script inspect = Script.load("inspect");
     private final Script forceRelease = Script.load("force-release");
     private final Script raiseFence = Script.load("raise-fence");
+    private final Script fence = Script.load("fence");
 
     /**
      * @param link the connections: the shared one for plain operations, the acknowledgement connection for
@@ -64,24 +70,49 @@ final class Scripts {
     }
 
     /**
-     * Returns the new fence (positive) when acquired, or a reply that {@link #holderTtl} reads when held. A plain
-     * integer rather than a list: the uncontended path is the one every lock pays for.
+     * Returns the new fence (positive) when acquired with one, 0 when acquired without (the holder gets one when it
+     * asks, {@link #fence}), or a reply that {@link #holderTtl} reads when held. A plain integer rather than a list:
+     * the uncontended path is the one every lock pays for.
+     *
+     * @param fenced whether to issue a fence at once even where the key is missing, as quorum locks need
      */
-    CompletableFuture<Long> acquire(LockKeys keys, String token, long leaseMillis, Try kind) {
+    CompletableFuture<Long> acquire(LockKeys keys, String token, long leaseMillis, Try kind, boolean fenced) {
         return run(acquire, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
-                token, Long.toString(leaseMillis), kind.arg);
+                token, Long.toString(leaseMillis), kind.arg, fenced ? "1" : "0");
     }
 
-    /** As {@link #acquire}, followed in the same round trip by {@code WAIT}. */
+    /** As {@link #acquire} with a fence issued at once, followed in the same round trip by {@code WAIT}. */
     CompletableFuture<Acked<Long>> acquire(LockKeys keys, String token, long leaseMillis, Try kind,
                                            Replicas replicas) {
         return runAcked(acquire, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()}, replicas,
-                token, Long.toString(leaseMillis), kind.arg);
+                token, Long.toString(leaseMillis), kind.arg, "1");
     }
 
-    /** @return whether an {@link #acquire} reply says the lock was acquired; the reply is then the fence */
+    /** @return whether an {@link #acquire} reply says the lock was acquired; the reply is then the fence, or 0 */
     static boolean acquired(long reply) {
-        return reply > 0;
+        return reply >= 0;
+    }
+
+    /**
+     * A first try that costs Redis no script: {@code SET key ":<token>" NX PX lease}, the value of a lock held
+     * without a fence. Completes with "OK" when acquired, or null when the key exists, which is either held or free
+     * with a fence to carry on: only {@link #acquire} can tell.
+     */
+    CompletableFuture<String> trySet(LockKeys keys, String token, long leaseMillis) {
+        return link.commands().set(keys.lock(), ":" + token, SetArgs.Builder.nx().px(leaseMillis))
+                .toCompletableFuture().whenComplete((reply, error) -> {
+                    if (error != null) {
+                        link.failed(error);
+                    }
+                });
+    }
+
+    /**
+     * Returns the fence of a lock this token holds, issuing it now if the lease was acquired without one; 0 if the
+     * token does not hold the lock.
+     */
+    CompletableFuture<Long> fence(LockKeys keys, String token) {
+        return run(fence, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token);
     }
 
     /** @return the holder's remaining TTL in ms from an {@link #acquire} reply that did not acquire (-1: none) */
@@ -114,7 +145,8 @@ final class Scripts {
 
     /**
      * Releases, handing the lock to a waiter of this client if no other client waits: returns minus the new fence
-     * when handed over, else as {@link #release}.
+     * when handed over, {@link #HANDED_OVER_UNFENCED} when handed over by a holder that had no fence (nor has the
+     * new one), else as {@link #release}.
      */
     CompletableFuture<Long> releaseTo(LockKeys keys, String token, String message, String nextToken,
                                       long nextLeaseMillis, int localWaiters) {

@@ -1,6 +1,6 @@
 -- Acquire a lock in one atomic step, in fair mode: a waiter joins the lock's queue, and a free lock goes to the
 -- queue's oldest live waiter.
--- KEYS[1] lock key: "<fence>:<token>" while held (PX lease), "<fence>" while free (PX retention).
+-- KEYS[1] lock key (see acquire.lua); fair mode always issues a fence when it acquires or grants.
 -- KEYS[2] queue: a sorted set of waiting tokens by arrival; KEYS[3] registrations: a hash of
 -- token -> "<live until ms>:<grant ms>:<arm>:<client>".
 -- ARGV[1] owner token, ARGV[2] lease ms, ARGV[3] the kind of try: "0" one try (never registers), "1" a waiter's
@@ -37,11 +37,11 @@ end
 local current = redis.call('GET', KEYS[1])
 local last = 0
 if current then
-  local fence, owner = string.match(current, '^(%d+):(.+)$')
+  local fence, owner = string.match(current, '^(%d*):(.+)$')
   if fence then
     local ttl = redis.call('PTTL', KEYS[1])
     if owner == ARGV[1] then
-      return {1, tonumber(fence), ttl}
+      return {1, tonumber(fence) or 0, ttl}
     end
     if ARGV[3] ~= '0' then
       register()

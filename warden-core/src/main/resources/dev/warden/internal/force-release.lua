@@ -3,15 +3,19 @@
 -- ARGV[1] fence retention ms, ARGV[2] channel, ARGV[3] message, ARGV[4] the publish command: PUBLISH or SPUBLISH.
 -- Fair waiters listen on their client's own channel ("<channel>:<client id>"): each client with a registration
 -- is woken there.
--- Returns the removed holder's fence, or 0 if the lock was free.
+-- Returns the removed holder's fence, -1 if it had none (the key goes), or 0 if the lock was free.
 local current = redis.call('GET', KEYS[1])
 if not current then return 0 end
-local fence = string.match(current, '^(%d+):')
+local fence = string.match(current, '^(%d*):')
 if not fence then
   if string.match(current, '^(%d+)$') then return 0 end
   return redis.error_reply('WARDEN key ' .. KEYS[1] .. ' holds a value that is not a Warden lock')
 end
-redis.call('SET', KEYS[1], fence, 'PX', ARGV[1])
+if fence == '' then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('SET', KEYS[1], fence, 'PX', ARGV[1])
+end
 if KEYS[3] then
   local woken = {}
   for _, entry in ipairs(redis.call('HVALS', KEYS[3])) do
@@ -24,4 +28,4 @@ if KEYS[3] then
 elseif redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call(ARGV[4], ARGV[2], ARGV[3])
 end
-return tonumber(fence)
+return tonumber(fence) or -1

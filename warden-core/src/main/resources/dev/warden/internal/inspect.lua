@@ -1,6 +1,7 @@
 -- Read a lock's state atomically.
 -- KEYS[1] lock key, KEYS[2] waiters; in fair mode KEYS[3], the registrations of the queue (see acquire.lua).
--- Returns {held 0/1, remaining ms of the holder's lease or 0, last fence or 0, live waiter registrations}.
+-- Returns {held 0/1, remaining ms of the holder's lease or 0, last fence or 0 (also while the holder has none
+-- yet), live waiter registrations}.
 if redis.replicate_commands then redis.replicate_commands() end
 local now = redis.call('TIME')
 local ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
@@ -12,9 +13,9 @@ if KEYS[3] then
 end
 local current = redis.call('GET', KEYS[1])
 if not current then return {0, 0, 0, waiting} end
-local fence = string.match(current, '^(%d+):')
+local fence = string.match(current, '^(%d*):')
 if fence then
-  return {1, math.max(redis.call('PTTL', KEYS[1]), 0), tonumber(fence), waiting}
+  return {1, math.max(redis.call('PTTL', KEYS[1]), 0), tonumber(fence) or 0, waiting}
 end
 fence = string.match(current, '^(%d+)$')
 if not fence then

@@ -3,9 +3,9 @@
 -- Returns 1 if the token holds the lock (fence now at least ARGV[2]), 0 if it does not.
 local current = redis.call('GET', KEYS[1])
 if not current then return 0 end
-local fence, owner = string.match(current, '^(%d+):(.+)$')
+local fence, owner = string.match(current, '^(%d*):(.+)$')
 if owner ~= ARGV[1] then return 0 end
-if tonumber(ARGV[2]) > tonumber(fence) then
+if tonumber(ARGV[2]) > (tonumber(fence) or 0) then
   redis.call('SET', KEYS[1], ARGV[2] .. ':' .. owner, 'KEEPTTL')
 end
 return 1

@@ -9,13 +9,13 @@
 -- Waiters of the releasing client that came while it held the lock may register here, as their first try would:
 -- ARGV[6] how long a registration lives, then per waiter its token, arm and grant ms.
 -- Returns {0, 0} if the token no longer owned the lock (expired or taken), {1, 0} if released (the key keeps the
--- last fence, as the fencing counter), or {3, fence, token, arm} if granted to the registered waiter with that
+-- last fence, as the fencing counter, or goes if no fence was issued), or {3, fence, token, arm} if granted to the registered waiter with that
 -- token, as of its registration by attempt number arm.
 if redis.replicate_commands then redis.replicate_commands() end
 local current = redis.call('GET', KEYS[1])
 local fence, owner
 if current then
-  fence, owner = string.match(current, '^(%d+):(.+)$')
+  fence, owner = string.match(current, '^(%d*):(.+)$')
 end
 if owner ~= ARGV[1] then
   if redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then
@@ -56,7 +56,8 @@ while true do
   if entry then
     local live, grant, arm, client = string.match(entry, '^(%d+):(%d+):(%d+):(.*)$')
     if tonumber(live) > ms then
-      local next = string.format('%.0f', math.max(tonumber(fence) + 1, tonumber(now[1]) * 1000000 + tonumber(now[2])))
+      local us = tonumber(now[1]) * 1000000 + tonumber(now[2])
+      local next = string.format('%.0f', math.max((tonumber(fence) or 0) + 1, us))
       redis.call('SET', KEYS[1], next .. ':' .. head, 'PX', grant)
       if client ~= ARGV[4] then
         redis.call(ARGV[5], ARGV[3] .. ':' .. client, head .. ':' .. next .. ':' .. arm)
@@ -75,7 +76,11 @@ if redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
   waiting = redis.call('ZCARD', KEYS[2])
 end
-redis.call('SET', KEYS[1], fence, 'PX', ARGV[2])
+if fence == '' then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('SET', KEYS[1], fence, 'PX', ARGV[2])
+end
 if waiting > 0 then
   redis.call(ARGV[5], ARGV[3], ARGV[4])
 end

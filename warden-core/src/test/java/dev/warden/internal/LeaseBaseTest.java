@@ -78,6 +78,11 @@ class LeaseBaseTest {
         }
 
         @Override
+        long knownFence() {
+            return 1;
+        }
+
+        @Override
         public int acknowledgements() {
             return 0;
         }
