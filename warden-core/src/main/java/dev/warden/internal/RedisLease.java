@@ -21,6 +21,8 @@ final class RedisLease extends LeaseBase {
     final Replicas replicas;
     /** 0 until a fence is issued: at the acquire, or at the first {@link #fencingToken()}. */
     private volatile long fence;
+    /** Held while a fence is asked for; not the lease's own monitor, which a loss takes on a client thread. */
+    private final Object fenceLock = new Object();
     private final int acks;
     private final long leaseNanos;
     private final long driftNanos;
@@ -64,21 +66,24 @@ final class RedisLease extends LeaseBase {
     }
 
     /** Asks Redis for the fence of a lease acquired without one; one request at a time per lease. */
-    private synchronized long issueFence() {
-        if (fence != 0) {
-            return fence;
+    private long issueFence() {
+        synchronized (fenceLock) {
+            if (fence != 0) {
+                return fence;
+            }
+            if (!active()) {
+                throw ended("fencing token");
+            }
+            RedisLockClient client = lock.client();
+            long issued = client.await(client.scripts().fence(keys, token), lock.describe("fencing token"));
+            if (issued == 0) {
+                // A release that started meanwhile may be what removed it, and its own reply decides.
+                loseUnlessReleasing("it was found expired or taken when asked for its fencing token");
+                throw ended("fencing token");
+            }
+            fence = issued;
+            return issued;
         }
-        if (!active()) {
-            throw ended("fencing token");
-        }
-        RedisLockClient client = lock.client();
-        long issued = client.await(client.scripts().fence(keys, token), lock.describe("fencing token"));
-        if (issued == 0) {
-            lose("it was found expired or taken when asked for its fencing token");
-            throw ended("fencing token");
-        }
-        fence = issued;
-        return issued;
     }
 
     @Override
