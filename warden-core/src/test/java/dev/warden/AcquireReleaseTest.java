@@ -247,8 +247,13 @@ class AcquireReleaseTest extends RedisTestSupport {
         Lease lease = client().lock(name).tryAcquire().orElseThrow();
         assertThat(client().lock(name).forceRelease()).hasValue(0);
         assertThat(server.call("EXISTS", "test:{" + name + "}")).isEqualTo(0L);
+        // Still held as far as its client knows; the next holder has its token before the old one asks.
+        Lease next = client().lock(name).tryAcquire().orElseThrow();
+        long fence = next.fencingToken();
         assertThatThrownBy(lease::fencingToken).isInstanceOf(LeaseLostException.class);
         assertThat(lease.isHeld()).isFalse();
         assertThat(lease.release()).isFalse();
+        assertThat(next.fencingToken()).isEqualTo(fence);
+        assertThat(next.release()).isTrue();
     }
 }

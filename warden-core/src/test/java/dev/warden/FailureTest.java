@@ -103,6 +103,9 @@ class FailureTest extends RedisTestSupport {
         assertThatThrownBy(lock::tryAcquire).isInstanceOf(LockException.class)
                 .hasMessageContaining("test:{taken}").hasMessageContaining("WRONGTYPE");
         assertThatThrownBy(lock::inspect).isInstanceOf(LockException.class).hasMessageContaining("WRONGTYPE");
+        // A waiting acquire first tries a plain SET NX, which leaves an existing key alone; the script then reports it.
+        assertThatThrownBy(() -> lock.tryAcquire(Duration.ofSeconds(1))).isInstanceOf(LockException.class)
+                .hasMessageContaining("WRONGTYPE");
         assertThat(server.call("HGETALL", "test:{taken}")).isEqualTo(List.of("field", "value"));
     }
 
@@ -112,6 +115,8 @@ class FailureTest extends RedisTestSupport {
         DistributedLock lock = client().lock("foreign");
         assertThatThrownBy(lock::tryAcquire).isInstanceOf(LockException.class)
                 .hasMessageContaining("test:{foreign}").hasMessageContaining("not a Warden lock");
+        assertThatThrownBy(() -> lock.tryAcquire(Duration.ofSeconds(1))).isInstanceOf(LockException.class)
+                .hasMessageContaining("not a Warden lock");
         assertThat(server.call("GET", "test:{foreign}")).isEqualTo("someone else's value");
     }
 
