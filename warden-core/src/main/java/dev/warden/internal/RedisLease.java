@@ -142,9 +142,9 @@ final class RedisLease extends LeaseBase {
             status = client.await(client.scripts().releaseTo(keys, token, client.instanceId(), waiter.token(),
                     waiter.leaseMillis(), queued).thenApply(reply -> {
                         if (settled.compareAndSet(false, true)) {
-                            if (reply < 0 || reply == Scripts.HANDED_OVER_UNFENCED) {
+                            if (Scripts.handedOver(reply)) {
                                 released();
-                                waiter.granted(reply < 0 ? -reply : 0, sentAt);
+                                waiter.granted(Scripts.handedFence(reply), sentAt);
                             } else {
                                 waiter.unreserve();
                             }

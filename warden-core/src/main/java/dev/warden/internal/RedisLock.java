@@ -137,11 +137,10 @@ final class RedisLock extends LockBase {
 
     @Override
     public OptionalLong forceRelease() {
-        long fence = client.await(client.scripts().forceRelease(keys, client.instanceId(), fair),
+        long reply = client.await(client.scripts().forceRelease(keys, client.instanceId(), fair),
                 describe("forced release"));
         client.notifier().wakeOne(keys, fair);
-        // -1: the holder had no fence yet.
-        return fence == 0 ? OptionalLong.empty() : OptionalLong.of(Math.max(fence, 0));
+        return Scripts.removedFence(reply);
     }
 
     @Override

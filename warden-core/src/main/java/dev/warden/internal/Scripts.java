@@ -6,6 +6,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
@@ -19,9 +20,6 @@ final class Scripts {
     static final long FENCE_RETENTION_MS = 24L * 60 * 60 * 1000;
     /** Fair mode: how long a waiter's registration lives unless the waiter renews it. */
     static final long REGISTRATION_LIFE_MS = 3_000;
-
-    /** A {@link #releaseTo} reply: handed over without a fence. */
-    static final long HANDED_OVER_UNFENCED = 2;
 
     private static final String LIFE = Long.toString(REGISTRATION_LIFE_MS);
     private static final String RETENTION = Long.toString(FENCE_RETENTION_MS);
@@ -120,6 +118,21 @@ final class Scripts {
         return -1 - reply;
     }
 
+    /** @return whether a {@link #releaseTo} reply says the lock went to the waiter */
+    static boolean handedOver(long reply) {
+        return reply < 0 || reply == 2;
+    }
+
+    /** @return the waiter's fence from a {@link #releaseTo} reply that handed the lock over, 0 if it has none */
+    static long handedFence(long reply) {
+        return Math.max(-reply, 0);
+    }
+
+    /** @return the removed holder's fence from a {@link #forceRelease} reply (0 if it had none), empty if free */
+    static OptionalLong removedFence(long reply) {
+        return reply == 0 ? OptionalLong.empty() : OptionalLong.of(Math.max(reply, 0));
+    }
+
     /**
      * Fair mode's acquire: a waiter joins the lock's queue, and a free lock goes to the queue's oldest live waiter.
      * Returns {1, fence, ms left} when acquired, also when a release granted the lock to this token already;
@@ -145,8 +158,8 @@ final class Scripts {
 
     /**
      * Releases, handing the lock to a waiter of this client if no other client waits: returns minus the new fence
-     * when handed over, {@link #HANDED_OVER_UNFENCED} when handed over by a holder that had no fence (nor has the
-     * new one), else as {@link #release}.
+     * when handed over, 2 when handed over by a holder that had no fence (nor has the new one), else as
+     * {@link #release}; {@link #handedOver} and {@link #handedFence} read it.
      */
     CompletableFuture<Long> releaseTo(LockKeys keys, String token, String message, String nextToken,
                                       long nextLeaseMillis, int localWaiters) {
@@ -204,7 +217,10 @@ final class Scripts {
                 : new String[] {keys.lock(), keys.waiters()});
     }
 
-    /** Returns the removed holder's fence, or 0 if the lock was free; wakes the waiters of either mode. */
+    /**
+     * Returns the removed holder's fence, -1 if it had none, or 0 if the lock was free ({@link #removedFence} reads
+     * it); wakes the waiters of either mode.
+     */
     CompletableFuture<Long> forceRelease(LockKeys keys, String message, boolean fair) {
         return run(forceRelease, ScriptOutputType.INTEGER, fair
                 ? new String[] {keys.lock(), keys.queue(), keys.registrations()}
