@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One client process of a fault run. Its threads loop until the deadline: acquire one of a few names, write to the
@@ -46,11 +47,19 @@ public final class FaultWorker {
             }
             long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
             List<Thread> clients = new ArrayList<>();
+            // A client thread that dies would leave its lock renewed forever and starve the others: the run must
+            // fail on it, with the stack trace in the worker's log, not report a starved lock.
+            AtomicReference<Throwable> crash = new AtomicReference<>();
             for (int t = 0; t < threads; t++) {
                 String client = worker + "." + t;
                 Random random = new Random(seed * 31 + t);
                 Thread thread = new Thread(() -> loop(client, random, locks, store, history, deadline, names,
                         holdMaxMs), "client-" + client);
+                thread.setUncaughtExceptionHandler((dead, e) -> {
+                    crash.compareAndSet(null, e);
+                    System.out.println("client thread " + dead.getName() + " died: " + e);
+                    e.printStackTrace(System.out);
+                });
                 clients.add(thread);
                 thread.start();
             }
@@ -66,6 +75,9 @@ public final class FaultWorker {
             }
             synchronized (history) {
                 history.printf("THREADS %s %d %d%n", worker, early, late);
+            }
+            if (crash.get() != null) {
+                throw new IllegalStateException("a client thread died", crash.get());
             }
         }
     }
@@ -104,14 +116,25 @@ public final class FaultWorker {
                 continue;
             }
             long validAtAcquire = held.validUntil();
+            long fence;
+            try {
+                fence = held.fence();
+            } catch (RuntimeException e) {
+                // A lock acquired without a token issues it on first use, a request that can fail like any other:
+                // this turn ends without a write, and the lease is given back rather than renewed forever.
+                giveBack(held);
+                record(history, "ERROR %s %s %d %d fence", op, name, t0, System.nanoTime());
+                pause(50);
+                continue;
+            }
             store.markHolder(name, ProcessHandle.current().pid());
             // Writes are not guarded by isHeld(): the fencing token alone must protect the store.
             long w1 = System.nanoTime();
-            boolean first = store.write(name, held.fence(), op + "a");
+            boolean first = store.write(name, fence, op + "a");
             long w1e = System.nanoTime();
             pause(random.nextInt(holdMaxMs + 1));
             long w2 = System.nanoTime();
-            boolean second = store.write(name, held.fence(), op + "b");
+            boolean second = store.write(name, fence, op + "b");
             long w2e = System.nanoTime();
             long validUntil = held.validUntil();
             store.unmarkHolder(name, ProcessHandle.current().pid());
@@ -130,8 +153,17 @@ public final class FaultWorker {
                     pause(5);
                 }
             }
-            record(history, "ACQ %s %s %d %d %d %d %d %s %d %d %s %d %d %d %s %d %d", op, name, held.fence(), t0, t1,
+            record(history, "ACQ %s %s %d %d %d %d %d %s %d %d %s %d %d %d %s %d %d", op, name, fence, t0, t1,
                     w1, w1e, first, w2, w2e, second, validUntil, r0, r1, released, held.lostAt(), validAtAcquire);
+        }
+    }
+
+    /** Releases a lease whose turn failed; a failure to release is already on record as the turn's error. */
+    private static void giveBack(LocksUnderTest.Held held) {
+        try {
+            held.release();
+        } catch (RuntimeException e) {
+            // The lease has stopped renewing either way; it expires within its lease.
         }
     }
 
