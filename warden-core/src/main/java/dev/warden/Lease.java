@@ -26,7 +26,9 @@ public interface Lease extends AutoCloseable {
      * <p>A lock whose name has no fence kept in Redis is acquired without one, since most holders never ask; the
      * first call then issues it, in one round trip that also checks the lease still holds the lock. Once a name has
      * a fence, Redis keeps it for a day after each release, and every acquire in that time comes with its token, so
-     * this call answers locally. Quorum locks and locks with replica acknowledgements always acquire with one.
+     * this call answers locally. Quorum locks and locks with replica acknowledgements always acquire with one. A
+     * lease that took the lock over from another lease of its client, without a request, gets its token on the
+     * first call too, above the other lease's.
      *
      * @return a positive token, the same on every call
      * @throws LeaseLostException if the token had to be issued and the lease is no longer held

@@ -276,6 +276,9 @@ public final class LockConfig {
          * lease if shorter), not a whole lease. Every client of one lock name must use the same mode. Not
          * available with {@link #quorum} or {@link #replicaAcks}.
          *
+         * <p>Off, a release may pass a renewed lease to a waiter of the same client without a request, up to 8
+         * times in a row within 100 ms, before it goes to Redis and other clients' waiters get their chance.
+         *
          * @param value true for fair mode
          * @return this builder
          */

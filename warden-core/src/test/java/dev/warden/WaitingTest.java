@@ -123,7 +123,8 @@ class WaitingTest extends RedisTestSupport {
         String name = uniqueName();
         LockClient client = client();
         client.lock(uniqueName()).tryAcquire().orElseThrow().release();
-        Lease holder = client.lock(name).tryAcquire().orElseThrow();
+        // A fixed lease: a renewed one would pass the lock on without a request (LocalHandoverTest).
+        Lease holder = client.lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
         long fence = fenced ? holder.fencingToken() : 0;
         CompletableFuture<Lease> next = client.lock(name).acquireAsync(Duration.ofSeconds(20));
         String waitersKey = "test:{" + name + "}:w";
@@ -150,10 +151,11 @@ class WaitingTest extends RedisTestSupport {
     }
 
     @Test
-    void noLocalHandoffWhileAnotherClientWaits() throws Exception {
+    void noHandoverByRedisWhileAnotherClientWaits() throws Exception {
         String name = uniqueName();
         LockClient local = client();
-        Lease holder = local.lock(name).tryAcquire().orElseThrow();
+        // A fixed lease, whose release always goes to Redis (renewed ones: LocalHandoverTest).
+        Lease holder = local.lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
         CompletableFuture<Lease> remote = client().lock(name).acquireAsync(Duration.ofSeconds(20));
         String waitersKey = "test:{" + name + "}:w";
         assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", waitersKey) == 1)).isTrue();

@@ -371,6 +371,29 @@ final class Acquisition implements Notifier.Waiter {
     }
 
     @Override
+    public boolean takeOver(RedisLease from, long now) {
+        boolean registered;
+        synchronized (this) {
+            if (!renewing || fair || claimed) {
+                return false;
+            }
+            claimed = true;
+            reserved = false;
+            registered = tried;
+        }
+        RedisLease lease = from.successor(now);
+        if (registered) {
+            // A try that found the lock held registered this waiter; no release needs to count it any more.
+            client.scripts().forgetWaiter(lock.keys(), token);
+        }
+        leaveQueue(false);
+        if (!result.complete(Optional.of(lease))) {
+            lease.abandon();
+        }
+        return true;
+    }
+
+    @Override
     public void unreserve() {
         synchronized (this) {
             reserved = false;

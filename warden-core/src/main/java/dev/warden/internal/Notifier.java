@@ -42,6 +42,16 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         void granted(long fence, long sentAt);
 
         /**
+         * A holder of this client passes the lock on without a request, at ticker time {@code now}; called with
+         * the waiter reserved.
+         *
+         * @return false if this waiter cannot take it so (the holder then releases through Redis)
+         */
+        default boolean takeOver(RedisLease from, long now) {
+            return false;
+        }
+
+        /**
          * Fair mode: a release granted the lock to this waiter's token, as registered by its attempt number
          * {@code arm}; the grant was made after that attempt was sent. Quorum locks are never fair.
          */

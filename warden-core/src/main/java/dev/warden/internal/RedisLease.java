@@ -12,6 +12,10 @@ import org.slf4j.LoggerFactory;
 final class RedisLease extends LeaseBase {
     private static final Logger LOG = LoggerFactory.getLogger(RedisLease.class);
     private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** Local handovers in a row before a release goes to Redis again. */
+    static final int MAX_LOCAL_HANDOVERS = 8;
+    /** How long after the first of them local handovers in a row may go on. */
+    static final long LOCAL_RUN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final RedisLock lock;
     final LockKeys keys;
@@ -23,6 +27,15 @@ final class RedisLease extends LeaseBase {
     private volatile long fence;
     /** Held while a fence is asked for; not the lease's own monitor, which a loss takes on a client thread. */
     private final Object fenceLock = new Object();
+    /**
+     * A fence this lease's own must exceed: that of the lease of this client it took the lock over from, with the
+     * same token ({@link #handOverLocally}); 0 for a lease that Redis granted.
+     */
+    private final long fenceFloor;
+    /** How many local handovers in a row led to this lease: 0 for a lease that Redis granted. */
+    private final int handovers;
+    /** When the first of the local handovers that led to this lease happened (with {@code handovers > 0}). */
+    private final long handedFrom;
     private final int acks;
     private final long leaseNanos;
     private final long driftNanos;
@@ -52,6 +65,26 @@ final class RedisLease extends LeaseBase {
         // Clock-rate drift between this machine and Redis: 1 % of the lease plus 2 ms, as Redlock does.
         this.driftNanos = drift(leaseMillis);
         this.nextRenewAt = sentAt + TimeUnit.MILLISECONDS.toNanos(grantedMillis) / 3;
+        this.fenceFloor = 0;
+        this.handovers = 0;
+        this.handedFrom = 0;
+    }
+
+    /** The lease of a waiter of this client that takes the lock over from {@code from}: same token and deadline. */
+    private RedisLease(RedisLease from, long now) {
+        super(from.deadline());
+        this.lock = from.lock;
+        this.replicas = from.replicas;
+        this.acks = 0;
+        this.keys = from.keys;
+        this.token = from.token;
+        this.fenceFloor = Math.max(from.fence, from.fenceFloor);
+        this.leaseMillis = from.leaseMillis;
+        this.renewing = true;
+        this.leaseNanos = from.leaseNanos;
+        this.driftNanos = from.driftNanos;
+        this.handovers = from.handovers + 1;
+        this.handedFrom = from.handovers == 0 ? now : from.handedFrom;
     }
 
     @Override
@@ -75,7 +108,8 @@ final class RedisLease extends LeaseBase {
                 throw ended("fencing token");
             }
             RedisLockClient client = lock.client();
-            long issued = client.await(client.scripts().fence(keys, token), lock.describe("fencing token"));
+            long issued = client.await(client.scripts().fence(keys, token, fenceFloor),
+                    lock.describe("fencing token"));
             if (issued == 0) {
                 // A release that started meanwhile may be what removed it, and its own reply decides.
                 loseUnlessReleasing("it was found expired or taken when asked for its fencing token");
@@ -109,6 +143,9 @@ final class RedisLease extends LeaseBase {
         // A waiter of this client heads the queue: the release script may hand it the lock directly, saving its
         // acquire round trip, unless another client waits too.
         Notifier.Candidate next = client.notifier().reserveHead(keys);
+        if (next != null && handOverLocally(client, next.waiter())) {
+            return true;
+        }
         if (next == null) {
             long status;
             try {
@@ -127,6 +164,42 @@ final class RedisLease extends LeaseBase {
             return status == 1L;
         }
         return releaseTo(client, next.waiter(), next.queued());
+    }
+
+    /**
+     * Passes the lock to a reserved waiter of this client without a request: the waiter's lease keeps this lease's
+     * token and deadline, and the watchdog renews it from there. Only while the lease has at least half of it left,
+     * so that the key surely still holds it unless Redis lost it (when this holder would not know either), and only
+     * for renewed leases of the same length, which is what the waiter asked for. Other clients' waiters are not
+     * known here, so at most {@value #MAX_LOCAL_HANDOVERS} handovers in a row, within {@link #LOCAL_RUN_NANOS} of
+     * the first of them, go this way; then a release goes to Redis, which gives other clients their chance.
+     *
+     * @return true if the waiter took the lock over, and this lease is released
+     */
+    private boolean handOverLocally(RedisLockClient client, Notifier.Waiter waiter) {
+        long now = client.ticker().read();
+        if (!renewing || handovers >= MAX_LOCAL_HANDOVERS || (handovers > 0 && now - handedFrom > LOCAL_RUN_NANOS)
+                || deadline() - now < leaseNanos / 2 || waiter.leaseMillis() != leaseMillis) {
+            return false;
+        }
+        // A fence request in flight settles first, so that the successor's floor covers the fence it brings.
+        synchronized (fenceLock) {
+            if (!waiter.takeOver(this, now)) {
+                return false;
+            }
+        }
+        released();
+        return true;
+    }
+
+    /**
+     * The lease that takes the lock over from this one, registered with the watchdog in this lease's place. Its
+     * fence is issued when asked for, above this lease's.
+     */
+    RedisLease successor(long now) {
+        RedisLease next = new RedisLease(this, now);
+        lock.client().watchdog().handOver(this, next);
+        return next;
     }
 
     /**

@@ -106,11 +106,21 @@ final class Scripts {
     }
 
     /**
-     * Returns the fence of a lock this token holds, issuing it now if the lease was acquired without one; 0 if the
-     * token does not hold the lock.
+     * Returns the fence of a lock this token holds, issuing it now if the lease was acquired without one, or has
+     * one no higher than {@code floor} (the lease took the lock over locally from one that had it); 0 if the token
+     * does not hold the lock.
      */
-    CompletableFuture<Long> fence(LockKeys keys, String token) {
-        return run(fence, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token);
+    CompletableFuture<Long> fence(LockKeys keys, String token, long floor) {
+        return run(fence, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token, Long.toString(floor));
+    }
+
+    /** Removes a waiter's registration that no release needs to see any more (its acquisition got the lock). */
+    void forgetWaiter(LockKeys keys, String token) {
+        link.commands().zrem(keys.waiters(), token).toCompletableFuture().whenComplete((reply, error) -> {
+            if (error != null) {
+                link.failed(error);
+            }
+        });
     }
 
     /** @return the holder's remaining TTL in ms from an {@link #acquire} reply that did not acquire (-1: none) */

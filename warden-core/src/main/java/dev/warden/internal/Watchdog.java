@@ -63,6 +63,16 @@ final class Watchdog {
         leases.remove(lease);
     }
 
+    /** Moves the renewals of a lease to the lease that took its lock over locally, with the same token. */
+    void handOver(RedisLease from, RedisLease to) {
+        synchronized (this) {
+            leases.remove(from);
+            // A renewal of the old lease in flight extends only the old one: the new one renews at once instead.
+            to.nextRenewAt = from.renewalInFlight ? ticker.read() : from.nextRenewAt;
+        }
+        register(to);
+    }
+
     Set<RedisLease> leases() {
         return leases;
     }

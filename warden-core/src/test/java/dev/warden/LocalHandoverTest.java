@@ -1,0 +1,159 @@
+package dev.warden;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** A renewed lease passes its lock to a waiter of the same client without a request, within bounds. */
+class LocalHandoverTest extends RedisTestSupport {
+
+    /** A ticker on System.nanoTime that a test can move forward, or stop. */
+    static final class TestTicker implements Ticker {
+        private final AtomicLong offset = new AtomicLong();
+        private volatile boolean frozen;
+        private volatile long frozenAt;
+
+        @Override
+        public long read() {
+            return frozen ? frozenAt : System.nanoTime() + offset.get();
+        }
+
+        void advance(Duration by) {
+            offset.addAndGet(by.toNanos());
+        }
+
+        void freeze() {
+            frozenAt = read();
+            frozen = true;
+        }
+    }
+
+    @Test
+    void releasePassesTheLockToAWaiterOfTheSameClientWithoutARequest() throws Exception {
+        passOn(false);
+    }
+
+    @Test
+    void aLeaseThatTookTheLockOverGetsAFenceAboveItsPredecessorsWhenItAsks() throws Exception {
+        passOn(true);
+    }
+
+    private void passOn(boolean fenced) throws Exception {
+        String name = uniqueName();
+        LockClient client = client();
+        // Every script this test counts is known to the server already (a first call is sent twice).
+        try (Lease warm = client.lock(uniqueName()).tryAcquire().orElseThrow()) {
+            warm.fencingToken();
+        }
+        Lease holder = client.lock(name).tryAcquire().orElseThrow();
+        long fence = fenced ? holder.fencingToken() : 0;
+        CompletableFuture<Lease> next = client.lock(name).acquireAsync(Duration.ofSeconds(20));
+        awaitQueued(name, 1);
+        String key = "test:{" + name + "}";
+        Object value = server.call("GET", key);
+        long scripts = scriptCalls();
+        long sets = calls("set");
+        assertThat(holder.release()).isTrue();
+        Lease handed = next.get(10, TimeUnit.SECONDS);
+        assertThat(handed.isHeld()).isTrue();
+        assertThat(holder.isHeld()).isFalse();
+        // The key still holds the same token: nothing was sent to pass the lock on.
+        assertThat(scriptCalls() - scripts).isZero();
+        assertThat(calls("set") - sets).isZero();
+        assertThat(server.call("GET", key)).isEqualTo(value);
+        long issued = handed.fencingToken();
+        assertThat(issued).isGreaterThan(fence);
+        assertThat(scriptCalls() - scripts).isEqualTo(1);
+        assertThat(client.lock(name).inspect().lastFencingToken()).isEqualTo(issued);
+        // The waiter's registration, made when its try found the lock held, is gone.
+        assertThat(eventually(Duration.ofSeconds(5), () -> server.call("EXISTS", key + ":w").equals(0L))).isTrue();
+        assertThat(handed.release()).isTrue();
+        assertThat(client.lock(name).isLocked()).isFalse();
+    }
+
+    @Test
+    void aLeaseWithLessThanHalfOfItLeftReleasesThroughRedis() throws Exception {
+        TestTicker ticker = new TestTicker();
+        String name = uniqueName();
+        LockClient client = client(b -> b.ticker(ticker).defaultLease(Duration.ofSeconds(30)));
+        Lease holder = client.lock(name).tryAcquire().orElseThrow();
+        CompletableFuture<Lease> next = client.lock(name).acquireAsync(Duration.ofSeconds(60));
+        awaitQueued(name, 1);
+        String key = "test:{" + name + "}";
+        Object value = server.call("GET", key);
+        ticker.advance(Duration.ofSeconds(16));
+        long scripts = scriptCalls();
+        assertThat(holder.release()).isTrue();
+        Lease handed = next.get(10, TimeUnit.SECONDS);
+        // Handed over by the release script, to the waiter's own token.
+        assertThat(scriptCalls() - scripts).isEqualTo(1);
+        assertThat(server.call("GET", key)).isNotEqualTo(value);
+        assertThat(handed.release()).isTrue();
+    }
+
+    @Test
+    void atMostEightLocalHandoversInARowThenTheReleaseGoesToRedis() throws Exception {
+        TestTicker ticker = new TestTicker();
+        String name = uniqueName();
+        LockClient client = client(b -> b.ticker(ticker));
+        Lease holder = client.lock(name).tryAcquire().orElseThrow();
+        List<CompletableFuture<Lease>> queued = new ArrayList<>();
+        for (int i = 0; i < 9; i++) {
+            queued.add(client.lock(name).acquireAsync(Duration.ofSeconds(60)));
+            awaitQueued(name, i + 1);
+        }
+        String key = "test:{" + name + "}";
+        List<Object> values = new ArrayList<>();
+        values.add(server.call("GET", key));
+        // A stopped ticker: the run of handovers takes no time, so only their number bounds it.
+        ticker.freeze();
+        Lease current = holder;
+        for (CompletableFuture<Lease> waiter : queued) {
+            assertThat(current.release()).isTrue();
+            current = waiter.get(10, TimeUnit.SECONDS);
+            values.add(server.call("GET", key));
+        }
+        assertThat(current.release()).isTrue();
+        // The holder and the eight that took over from it in turn share its token; the ninth got its own.
+        assertThat(values.subList(0, 9)).containsOnly(values.get(0));
+        assertThat(values.get(9)).isNotEqualTo(values.get(0));
+    }
+
+    @Test
+    void localHandoversStopOnceTheirRunHasLastedLongerThanItsBound() throws Exception {
+        TestTicker ticker = new TestTicker();
+        String name = uniqueName();
+        LockClient client = client(b -> b.ticker(ticker));
+        Lease holder = client.lock(name).tryAcquire().orElseThrow();
+        CompletableFuture<Lease> second = client.lock(name).acquireAsync(Duration.ofSeconds(60));
+        awaitQueued(name, 1);
+        CompletableFuture<Lease> third = client.lock(name).acquireAsync(Duration.ofSeconds(60));
+        awaitQueued(name, 2);
+        String key = "test:{" + name + "}";
+        Object value = server.call("GET", key);
+        assertThat(holder.release()).isTrue();
+        Lease took = second.get(10, TimeUnit.SECONDS);
+        assertThat(server.call("GET", key)).isEqualTo(value);
+        ticker.advance(Duration.ofMillis(150));
+        assertThat(took.release()).isTrue();
+        Lease last = third.get(10, TimeUnit.SECONDS);
+        assertThat(server.call("GET", key)).isNotEqualTo(value);
+        assertThat(last.release()).isTrue();
+    }
+
+    /** Waits until {@code count} waiters registered and have settled into waiting for a wake-up. */
+    private static void awaitQueued(String name, int count) throws InterruptedException {
+        String waiters = "test:{" + name + "}:w";
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", waiters) == count)).isTrue();
+        assertThat(eventually(Duration.ofSeconds(5), () -> ((List<?>) server.call("PUBSUB", "NUMSUB",
+                "test:{" + name + "}:c")).get(1).equals(1L))).isTrue();
+        // Its try after subscribing, if any, has been answered.
+        Thread.sleep(200);
+    }
+}
