@@ -147,6 +147,41 @@ class LocalHandoverTest extends RedisTestSupport {
         assertThat(last.release()).isTrue();
     }
 
+    @Test
+    void threadsPassingALockAroundLeaveNoRegistrationAndNoHolderBehind() throws Exception {
+        String name = uniqueName();
+        LockClient client = client();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        // Bursts: waiters that join, subscribe and leave again are where a wake-up meets a grant.
+        for (int burst = 0; burst < 15; burst++) {
+            List<Thread> threads = new ArrayList<>();
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(150);
+            for (int t = 0; t < 8; t++) {
+                Thread thread = new Thread(() -> {
+                    try {
+                        while (System.nanoTime() - end < 0) {
+                            client.lock(name).acquire().release();
+                        }
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                }, "passer-" + t);
+                threads.add(thread);
+                thread.start();
+            }
+            for (Thread thread : threads) {
+                thread.join(TimeUnit.SECONDS.toMillis(20));
+                assertThat(thread.isAlive()).as("%s still waits: a wake-up was lost", thread.getName()).isFalse();
+            }
+        }
+        assertThat(failures).isEmpty();
+        // A waiter that took a lock over must not try again with its own token: that try would register it anew,
+        // or take the lock for nobody.
+        String key = "test:{" + name + "}";
+        assertThat(eventually(Duration.ofSeconds(5), () -> server.call("EXISTS", key + ":w").equals(0L))).isTrue();
+        assertThat(client.lock(name).isLocked()).isFalse();
+    }
+
     /** Waits until {@code count} waiters registered and have settled into waiting for a wake-up. */
     private static void awaitQueued(String name, int count) throws InterruptedException {
         String waiters = "test:{" + name + "}:w";

@@ -121,7 +121,9 @@ final class Acquisition implements Notifier.Waiter {
         Scripts.Try kind;
         boolean undefer = false;
         synchronized (this) {
-            if (result.isDone()) {
+            // A grant is being made: until the result completes, a try would only take the lock again with this
+            // acquisition's own token (a lease taken over locally has another), which nobody would release.
+            if (result.isDone() || claimed) {
                 return;
             }
             if (inFlight || reserved) {
