@@ -104,8 +104,22 @@ class WaitingTest extends RedisTestSupport {
         // One try; no second one after joining the subscription that was live all along.
         assertThat(scriptCalls() - before).isEqualTo(1);
         holder.release();
-        for (CompletableFuture<Lease> waiter : queued) {
-            waiter.get(10, TimeUnit.SECONDS).release();
+        // Local waiters queue in the order their first tries were answered, which under load need not be the
+        // order in which they began.
+        releaseEachInTurn(queued);
+    }
+
+    /** Releases each waiter's lease as it gets the lock, checking that nobody holds it at the same time. */
+    private static void releaseEachInTurn(List<CompletableFuture<Lease>> waiters) throws Exception {
+        List<CompletableFuture<Lease>> left = new ArrayList<>(waiters);
+        while (!left.isEmpty()) {
+            CompletableFuture.anyOf(left.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+            List<CompletableFuture<Lease>> done = left.stream().filter(CompletableFuture::isDone).toList();
+            assertThat(done).as("waiters holding the lock at once").hasSize(1);
+            Lease lease = done.get(0).get();
+            assertThat(lease.isHeld()).isTrue();
+            assertThat(lease.release()).isTrue();
+            left.remove(done.get(0));
         }
     }
 
@@ -211,14 +225,7 @@ class WaitingTest extends RedisTestSupport {
         }
         assertThat(eventually(Duration.ofSeconds(5), () -> lock.inspect().waiters() == 3)).isTrue();
         holder.release();
-        for (int i = 0; i < 3; i++) {
-            CompletableFuture<Object> any = CompletableFuture.anyOf(waiters.stream()
-                    .filter(f -> !(f.isDone() && !f.join().isHeld())).toArray(CompletableFuture[]::new));
-            ((Lease) any.get(10, TimeUnit.SECONDS)).release();
-        }
-        for (CompletableFuture<Lease> waiter : waiters) {
-            assertThat(waiter.get(10, TimeUnit.SECONDS).isHeld()).isFalse();
-        }
+        releaseEachInTurn(waiters);
         assertThat(lock.inspect().waiters()).isZero();
         // Nobody asked for a fence, so nothing is left at all.
         assertThat(server.call("KEYS", "*")).isEqualTo(List.of());
