@@ -348,7 +348,7 @@ final class Acquisition implements Notifier.Waiter {
 
     /**
      * Makes the lease of a grant, once: in fair mode a release's announcement and this acquisition's own try may
-     * both report the same grant. A lease that nobody takes any more is given back.
+     * both report the same grant.
      *
      * @param sentAt      when a request was sent that the grant came after
      * @param grantedMillis the lease the grant set, from then
@@ -366,6 +366,11 @@ final class Acquisition implements Notifier.Waiter {
             client.notifier().holding(lock.keys(), token);
         }
         client.watchdog().register(lease);
+        deliver(lease);
+    }
+
+    /** Hands a granted lease to the caller; one nobody takes any more (the acquire was cancelled) is given back. */
+    private void deliver(RedisLease lease) {
         leaveQueue(false);
         if (!result.complete(Optional.of(lease))) {
             lease.abandon();
@@ -388,10 +393,7 @@ final class Acquisition implements Notifier.Waiter {
             // A try that found the lock held registered this waiter; no release needs to count it any more.
             client.scripts().forgetWaiter(lock.keys(), token);
         }
-        leaveQueue(false);
-        if (!result.complete(Optional.of(lease))) {
-            lease.abandon();
-        }
+        deliver(lease);
         return true;
     }
 

@@ -97,12 +97,7 @@ final class Scripts {
      * with a fence to carry on: only {@link #acquire} can tell.
      */
     CompletableFuture<String> trySet(LockKeys keys, String token, long leaseMillis) {
-        return link.commands().set(keys.lock(), ":" + token, SetArgs.Builder.nx().px(leaseMillis))
-                .toCompletableFuture().whenComplete((reply, error) -> {
-                    if (error != null) {
-                        link.failed(error);
-                    }
-                });
+        return reported(link.commands().set(keys.lock(), ":" + token, SetArgs.Builder.nx().px(leaseMillis)));
     }
 
     /**
@@ -116,11 +111,7 @@ final class Scripts {
 
     /** Removes a waiter's registration that no release needs to see any more (its acquisition got the lock). */
     void forgetWaiter(LockKeys keys, String token) {
-        link.commands().zrem(keys.waiters(), token).toCompletableFuture().whenComplete((reply, error) -> {
-            if (error != null) {
-                link.failed(error);
-            }
-        });
+        reported(link.commands().zrem(keys.waiters(), token));
     }
 
     /** @return the holder's remaining TTL in ms from an {@link #acquire} reply that did not acquire (-1: none) */
@@ -259,6 +250,15 @@ final class Scripts {
             }
             return CompletableFuture.<Acked<T>>failedFuture(error);
         }).thenCompose(Function.identity());
+    }
+
+    /** A plain command's reply, whose failure is reported to the link as a script's is ({@link #run}). */
+    private <T> CompletableFuture<T> reported(RedisFuture<T> reply) {
+        return reply.toCompletableFuture().whenComplete((value, error) -> {
+            if (error != null) {
+                link.failed(error);
+            }
+        });
     }
 
     private <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args) {
