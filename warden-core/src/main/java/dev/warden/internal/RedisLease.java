@@ -37,8 +37,6 @@ final class RedisLease extends LeaseBase {
     /** When the first of the local handovers that led to this lease happened (with {@code handovers > 0}). */
     private final long handedFrom;
     private final int acks;
-    private final long leaseNanos;
-    private final long driftNanos;
 
     // Owned by the watchdog, guarded by its lock.
     long nextRenewAt;
@@ -61,9 +59,6 @@ final class RedisLease extends LeaseBase {
         this.fence = fence;
         this.leaseMillis = leaseMillis;
         this.renewing = renewing;
-        this.leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-        // Clock-rate drift between this machine and Redis: 1 % of the lease plus 2 ms, as Redlock does.
-        this.driftNanos = drift(leaseMillis);
         this.nextRenewAt = sentAt + TimeUnit.MILLISECONDS.toNanos(grantedMillis) / 3;
         this.fenceFloor = 0;
         this.handovers = 0;
@@ -81,8 +76,6 @@ final class RedisLease extends LeaseBase {
         this.fenceFloor = Math.max(from.fence, from.fenceFloor);
         this.leaseMillis = from.leaseMillis;
         this.renewing = true;
-        this.leaseNanos = from.leaseNanos;
-        this.driftNanos = from.driftNanos;
         this.handovers = from.handovers + 1;
         this.handedFrom = from.handovers == 0 ? now : from.handedFrom;
     }
@@ -179,7 +172,7 @@ final class RedisLease extends LeaseBase {
     private boolean handOverLocally(RedisLockClient client, Notifier.Waiter waiter) {
         long now = client.ticker().read();
         if (!renewing || handovers >= MAX_LOCAL_HANDOVERS || (handovers > 0 && now - handedFrom > LOCAL_RUN_NANOS)
-                || deadline() - now < leaseNanos / 2 || waiter.leaseMillis() != leaseMillis) {
+                || deadline() - now < leaseNanos() / 2 || waiter.leaseMillis() != leaseMillis) {
             return false;
         }
         // A fence request in flight settles first, so that the successor's floor covers the fence it brings.
@@ -315,13 +308,18 @@ final class RedisLease extends LeaseBase {
         return deadline;
     }
 
+    /** Derived when needed, as is the drift, rather than kept: a held lease is 16 bytes smaller. */
+    private long leaseNanos() {
+        return TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+    }
+
     /** How long before its due time a lease may join the batch of a lease due earlier. */
     long window() {
-        return leaseNanos / 12;
+        return leaseNanos() / 12;
     }
 
     long retryDelay() {
-        return Math.max(MIN_RETRY_NANOS, leaseNanos / 12);
+        return Math.max(MIN_RETRY_NANOS, leaseNanos() / 12);
     }
 
     /** The next time the watchdog must look at this lease. Call with the watchdog's lock held (or unshared). */
@@ -335,10 +333,10 @@ final class RedisLease extends LeaseBase {
 
     /** A renewal sent at {@code sentAt} succeeded. Call with the watchdog's lock held. */
     void renewed(long sentAt) {
-        long next = sentAt + leaseNanos - driftNanos;
+        long next = sentAt + leaseNanos() - drift(leaseMillis);
         if (next - deadline > 0) {
             deadline = next;
         }
-        nextRenewAt = sentAt + leaseNanos / 3;
+        nextRenewAt = sentAt + leaseNanos() / 3;
     }
 }
