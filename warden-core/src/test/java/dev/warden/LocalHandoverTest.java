@@ -54,7 +54,7 @@ class LocalHandoverTest extends RedisTestSupport {
         Lease holder = client.lock(name).tryAcquire().orElseThrow();
         long fence = fenced ? holder.fencingToken() : 0;
         CompletableFuture<Lease> next = client.lock(name).acquireAsync(Duration.ofSeconds(20));
-        awaitQueued(name, 1);
+        awaitQueuedInOneClient(name, 1);
         String key = "test:{" + name + "}";
         Object value = server.call("GET", key);
         long scripts = scriptCalls();
@@ -84,7 +84,7 @@ class LocalHandoverTest extends RedisTestSupport {
         LockClient client = client(b -> b.ticker(ticker).defaultLease(Duration.ofSeconds(30)));
         Lease holder = client.lock(name).tryAcquire().orElseThrow();
         CompletableFuture<Lease> next = client.lock(name).acquireAsync(Duration.ofSeconds(60));
-        awaitQueued(name, 1);
+        awaitQueuedInOneClient(name, 1);
         String key = "test:{" + name + "}";
         Object value = server.call("GET", key);
         ticker.advance(Duration.ofSeconds(16));
@@ -106,7 +106,7 @@ class LocalHandoverTest extends RedisTestSupport {
         List<CompletableFuture<Lease>> queued = new ArrayList<>();
         for (int i = 0; i < 9; i++) {
             queued.add(client.lock(name).acquireAsync(Duration.ofSeconds(60)));
-            awaitQueued(name, i + 1);
+            awaitQueuedInOneClient(name, i + 1);
         }
         String key = "test:{" + name + "}";
         List<Object> values = new ArrayList<>();
@@ -132,9 +132,9 @@ class LocalHandoverTest extends RedisTestSupport {
         LockClient client = client(b -> b.ticker(ticker));
         Lease holder = client.lock(name).tryAcquire().orElseThrow();
         CompletableFuture<Lease> second = client.lock(name).acquireAsync(Duration.ofSeconds(60));
-        awaitQueued(name, 1);
+        awaitQueuedInOneClient(name, 1);
         CompletableFuture<Lease> third = client.lock(name).acquireAsync(Duration.ofSeconds(60));
-        awaitQueued(name, 2);
+        awaitQueuedInOneClient(name, 2);
         String key = "test:{" + name + "}";
         Object value = server.call("GET", key);
         assertThat(holder.release()).isTrue();
@@ -182,13 +182,4 @@ class LocalHandoverTest extends RedisTestSupport {
         assertThat(client.lock(name).isLocked()).isFalse();
     }
 
-    /** Waits until {@code count} waiters registered and have settled into waiting for a wake-up. */
-    private static void awaitQueued(String name, int count) throws InterruptedException {
-        String waiters = "test:{" + name + "}:w";
-        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", waiters) == count)).isTrue();
-        assertThat(eventually(Duration.ofSeconds(5), () -> ((List<?>) server.call("PUBSUB", "NUMSUB",
-                "test:{" + name + "}:c")).get(1).equals(1L))).isTrue();
-        // Its try after subscribing, if any, has been answered.
-        Thread.sleep(200);
-    }
-}
+    /** Waits until {@code count} waiters registered and have settled into waiting for a wake-up. */}

@@ -1,5 +1,7 @@
 package dev.warden;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.warden.redisserver.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -87,6 +89,18 @@ abstract class RedisTestSupport {
             counts.put(command, calls(command));
         }
         return counts;
+    }
+
+    /**
+     * Waits until {@code count} waiters of one client (one subscription) are registered for a default-mode lock and
+     * the try each sends after subscribing, if any, has been answered.
+     */
+    static void awaitQueuedInOneClient(String name, int count) throws InterruptedException {
+        String waiters = "test:{" + name + "}:w";
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", waiters) == count)).isTrue();
+        assertThat(eventually(Duration.ofSeconds(5), () -> ((List<?>) server.call("PUBSUB", "NUMSUB",
+                "test:{" + name + "}:c")).get(1).equals(1L))).isTrue();
+        Thread.sleep(200);
     }
 
     /** Waits, bounded, until a condition holds; the tests' only waiting loop, for liveness checks. */

@@ -141,11 +141,8 @@ class WaitingTest extends RedisTestSupport {
         Lease holder = client.lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
         long fence = fenced ? holder.fencingToken() : 0;
         CompletableFuture<Lease> next = client.lock(name).acquireAsync(Duration.ofSeconds(20));
+        awaitQueuedInOneClient(name, 1);
         String waitersKey = "test:{" + name + "}:w";
-        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", waitersKey) == 1)).isTrue();
-        assertThat(eventually(Duration.ofSeconds(5), () -> ((List<?>) server.call("PUBSUB", "NUMSUB",
-                "test:{" + name + "}:c")).get(1).equals(1L))).isTrue();
-        Thread.sleep(200);
         long scripts = scriptCalls();
         long publishes = calls("publish");
         assertThat(holder.release()).isTrue();
