@@ -11,7 +11,6 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -60,15 +59,13 @@ final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    private final AtomicReference<Process> child = new AtomicReference<>();
-    private final AtomicReference<String> pendingSignal = new AtomicReference<>();
-    private Thread main;
+    private SignalRelay signals;
 
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter err = spec.commandLine().getErr();
         // Handlers first: a signal that arrives while waiting for the lock or starting the command is not lost.
-        main = Thread.currentThread();
+        signals = new SignalRelay(Thread.currentThread());
         handle("INT");
         handle("TERM");
         try (LockClient client = LockClient.create(common.config().defaultLease(lease).fair(fair).build())) {
@@ -76,10 +73,11 @@ final class RunCommand implements Callable<Integer> {
             try {
                 acquired = client.lock(name).tryAcquire(wait);
             } catch (InterruptedException e) {
-                err.println("warden: stopped by SIG" + pendingSignal.get() + " while waiting for lock '" + name + "'");
+                err.println("warden: stopped by SIG" + signals.pending() + " while waiting for lock '" + name + "'");
                 err.flush();
-                return 128 + signalNumber(pendingSignal.get());
+                return 128 + signalNumber(signals.pending());
             }
+            String early = signals.acquired();
             if (acquired.isEmpty()) {
                 err.println("warden: lock '" + name + "' is held by another process; not acquired within "
                         + Durations.format(wait));
@@ -87,12 +85,12 @@ final class RunCommand implements Callable<Integer> {
                 return ExitCodes.NOT_ACQUIRED;
             }
             try (Lease held = acquired.get()) {
-                return runHolding(held, err);
+                return runHolding(held, early, err);
             }
         }
     }
 
-    private int runHolding(Lease held, PrintWriter err) throws InterruptedException {
+    private int runHolding(Lease held, String early, PrintWriter err) throws InterruptedException {
         ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
         long fence;
         try {
@@ -105,10 +103,10 @@ final class RunCommand implements Callable<Integer> {
         }
         builder.environment().put("WARDEN_FENCING_TOKEN", Long.toString(fence));
         builder.environment().put("WARDEN_LOCK", name);
-        if (pendingSignal.get() != null) {
-            err.println("warden: stopped by SIG" + pendingSignal.get() + " before the command started");
+        if (early != null) {
+            err.println("warden: stopped by SIG" + early + " before the command started");
             err.flush();
-            return 128 + signalNumber(pendingSignal.get());
+            return 128 + signalNumber(early);
         }
         Process child;
         try {
@@ -120,11 +118,7 @@ final class RunCommand implements Callable<Integer> {
             err.flush();
             return missing ? ExitCodes.NOT_FOUND : ExitCodes.CANNOT_EXECUTE;
         }
-        this.child.set(child);
-        String early = pendingSignal.getAndSet(null);
-        if (early != null) {
-            forward(early, child);
-        }
+        signals.started(signal -> forward(signal, child));
         AtomicBoolean lost = new AtomicBoolean();
         held.onLost(() -> {
             lost.set(true);
@@ -156,15 +150,7 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private void handle(String signal) {
-        Signal.handle(new Signal(signal), received -> {
-            Process running = child.get();
-            if (running != null) {
-                forward(signal, running);
-            } else {
-                pendingSignal.set(signal);
-                main.interrupt();
-            }
-        });
+        Signal.handle(new Signal(signal), received -> signals.received(signal));
     }
 
     private static void forward(String signal, Process running) {

@@ -1,0 +1,76 @@
+package dev.warden.cli;
+
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * Where a SIGINT or SIGTERM received by {@code warden run} goes, by phase: while warden waits for the lock, it
+ * interrupts the waiting thread; once the lock is held, it is kept for the command and delivered the moment the
+ * command starts; after that, it goes straight to the command.
+ *
+ * <p>The phases change under this object's monitor, which the signal handler takes too. Without it, a signal that
+ * arrives between the command's start and its registration here interrupts the thread that then waits for the
+ * command, and warden fails with an InterruptedException instead of passing the signal on.
+ */
+final class SignalRelay {
+    private final Thread waiter;
+    private Consumer<String> command;
+    private String pending;
+    private boolean waiting = true;
+
+    /**
+     * A relay in the waiting phase.
+     *
+     * @param waiter the thread that waits for the lock, interrupted by a signal in that phase
+     * @throws NullPointerException if {@code waiter} is null
+     */
+    SignalRelay(Thread waiter) {
+        this.waiter = Objects.requireNonNull(waiter, "waiter");
+    }
+
+    /** Called by the signal handler with the signal's name ({@code "INT"} or {@code "TERM"}). */
+    synchronized void received(String signal) {
+        if (command != null) {
+            command.accept(signal);
+            return;
+        }
+        pending = signal;
+        if (waiting) {
+            waiter.interrupt();
+        }
+    }
+
+    /**
+     * Called by the waiting thread once it holds the lock: from now on no signal interrupts it. An interrupt already
+     * made by a signal that came as the wait ended is cleared; that signal is still returned.
+     *
+     * @return the signal received so far, or null
+     */
+    synchronized String acquired() {
+        waiting = false;
+        if (pending != null) {
+            Thread.interrupted();
+        }
+        return pending;
+    }
+
+    /** The signal received so far, or null. */
+    synchronized String pending() {
+        return pending;
+    }
+
+    /**
+     * Called once the command has started: a signal kept for it is delivered now, and every later one as it comes.
+     *
+     * @param deliver sends a signal, by name, to the command
+     * @throws NullPointerException if {@code deliver} is null
+     */
+    synchronized void started(Consumer<String> deliver) {
+        command = Objects.requireNonNull(deliver, "deliver");
+        if (pending != null) {
+            String early = pending;
+            pending = null;
+            deliver.accept(early);
+        }
+    }
+}
