@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * plain table and a JSON file.
  *
  * <p>Options: {@code --seconds N} per scenario and round (1), {@code --rounds N} (3), {@code --warmup N} seconds
- * of untimed load before each contender's first run (1), {@code --scenarios S1,S2,S3,S4,S3C,S4C},
+ * of untimed load before each contender's first run (3), {@code --scenarios S1,S2,S3,S4,S3C,S4C},
  * {@code --contenders warden,floor,redisson,redisson-fair}, {@code --resources S5,S6} (a blank value for none),
  * {@code --s5-seconds N} how long S5 holds its leases (15), {@code --s5-leases N} (10000), {@code --s6-locks N}
  * (100000), {@code --out DIR} (bench-results), {@code --redis URI} (default: a redis-server started here).
@@ -43,7 +43,7 @@ public final class Bench {
         Map<String, String> options = options(args);
         Duration seconds = seconds(options, "seconds", "1");
         int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
-        Duration warmup = seconds(options, "warmup", "1");
+        Duration warmup = seconds(options, "warmup", "3");
         List<Scenario> scenarios = Arrays.stream(options.getOrDefault("scenarios", "S1,S2,S3,S4,S3C,S4C").split(","))
                 .map(Scenario::valueOf).toList();
         List<String> contenders = List.of(options.getOrDefault("contenders", String.join(",", Contenders.NAMES))
@@ -112,7 +112,7 @@ public final class Bench {
             }
             if (!warmup.isZero()) {
                 for (Fork fork : forks.values()) {
-                    warmUp(fork, warmup);
+                    warmUp(fork, warmup, scenarios);
                 }
             }
             for (int round = 0; round < rounds; round++) {
@@ -148,12 +148,21 @@ public final class Bench {
     }
 
     /**
-     * Half of {@code warmup} under S2's load (16 threads on their own keys), then half under S3's (8 threads on one
-     * key) where the contender locks: enough calls for the JIT to compile its uncontended and contended paths.
+     * Untimed load under S2 (16 threads on their own keys) and S3 (8 threads on one key), and, if the run has a
+     * client-per-thread scenario, under S3C, where the contender locks: enough calls for the JIT to compile its
+     * uncontended and contended paths. S3C gets two thirds of {@code warmup} and the others a sixth each, since
+     * the path between clients (pub/sub, grants, wake-ups) runs a few thousand times a second there, and S2 and S3
+     * run ten times as many calls in the same time. With 1 s of S3C, Warden's fair mode and Redisson still ran their
+     * first two S3C rounds at 55-65 % of the rate of their later ones, and the raw floor, whose path S2 and S3
+     * already run, at 85-93 % (the README has the runs).
      */
-    private static void warmUp(Fork fork, Duration warmup) throws Exception {
-        for (Scenario scenario : List.of(Scenario.S2, Scenario.S3)) {
-            withOpened(fork, scenario, () -> fork.run(warmup.dividedBy(2), "warmup:"));
+    private static void warmUp(Fork fork, Duration warmup, List<Scenario> scenarios) throws Exception {
+        boolean betweenClients = scenarios.stream().anyMatch(scenario -> scenario.clientPerThread);
+        Duration each = betweenClients ? warmup.dividedBy(6) : warmup.dividedBy(2);
+        withOpened(fork, Scenario.S2, () -> fork.run(each, "warmup:"));
+        withOpened(fork, Scenario.S3, () -> fork.run(each, "warmup:"));
+        if (betweenClients) {
+            withOpened(fork, Scenario.S3C, () -> fork.run(warmup.minus(each.multipliedBy(2)), "warmup:"));
         }
         System.err.printf("warm-up %s done%n", fork);
     }
