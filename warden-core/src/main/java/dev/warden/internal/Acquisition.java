@@ -5,6 +5,7 @@ import dev.warden.LockConnectionException;
 import dev.warden.LockException;
 import dev.warden.LockReplicationException;
 import dev.warden.LockTimeoutException;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -231,7 +232,7 @@ final class Acquisition implements Notifier.Waiter {
         if (acks < lock.replicas().count()) {
             undo(acks);
         } else {
-            grant(fence, sentAt, grantedMillis, (int) acks);
+            grant(fence, sentAt, grantedMillis, (int) acks, null);
         }
     }
 
@@ -324,11 +325,11 @@ final class Acquisition implements Notifier.Waiter {
 
     @Override
     public void granted(long fence, long sentAt) {
-        grant(fence, sentAt, leaseMillis, 0);
+        grant(fence, sentAt, leaseMillis, 0, null);
     }
 
     @Override
-    public void assigned(long fence, int arm) {
+    public void assigned(long fence, int arm, List<String> upcoming) {
         long sentAt;
         int sent;
         boolean known;
@@ -338,7 +339,7 @@ final class Acquisition implements Notifier.Waiter {
             sentAt = known ? armSentAt[arm % ARMS_KEPT] : 0;
         }
         if (known) {
-            grant(fence, sentAt, grantMillis, 0);
+            grant(fence, sentAt, grantMillis, 0, upcoming);
         } else {
             // Too old to date: the next try finds the lock held by this token and reports its remaining lease.
             LOG.debug("grant of lock '{}' names try {} of {}; trying again", lock.name(), arm, sent);
@@ -352,8 +353,9 @@ final class Acquisition implements Notifier.Waiter {
      *
      * @param sentAt      when a request was sent that the grant came after
      * @param grantedMillis the lease the grant set, from then
+     * @param upcoming    fair mode: the tokens queued behind this one, if known
      */
-    private void grant(long fence, long sentAt, long grantedMillis, int acks) {
+    private void grant(long fence, long sentAt, long grantedMillis, int acks, List<String> upcoming) {
         synchronized (this) {
             if (claimed) {
                 return;
@@ -362,6 +364,7 @@ final class Acquisition implements Notifier.Waiter {
             reserved = false;
         }
         RedisLease lease = new RedisLease(lock, token, fence, leaseMillis, renewing, sentAt, acks, grantedMillis);
+        lease.upcoming = upcoming;
         if (fair && waits) {
             client.notifier().holding(lock.keys(), token);
         }
@@ -378,23 +381,24 @@ final class Acquisition implements Notifier.Waiter {
     }
 
     @Override
-    public boolean takeOver(RedisLease from, long now) {
+    public RedisLease takeOver(RedisLease from, long now, List<String> upcoming) {
         boolean registered;
         synchronized (this) {
-            if (!renewing || fair || claimed) {
-                return false;
+            if (!renewing || claimed) {
+                return null;
             }
             claimed = true;
             reserved = false;
             registered = tried;
         }
-        RedisLease lease = from.successor(now);
-        if (registered) {
-            // A try that found the lock held registered this waiter; no release needs to count it any more.
+        RedisLease lease = from.successor(now, upcoming);
+        // A try that found the lock held registered this waiter; no release needs to count it any more. In fair
+        // mode the holder's release removes the registration, in the script that registers its riders.
+        if (registered && !fair) {
             client.scripts().forgetWaiter(lock.keys(), token);
         }
         deliver(lease);
-        return true;
+        return lease;
     }
 
     @Override

@@ -45,17 +45,21 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
          * A holder of this client passes the lock on without a request, at ticker time {@code now}; called with
          * the waiter reserved.
          *
-         * @return false if this waiter cannot take it so (the holder then releases through Redis)
+         * @param upcoming fair mode: the tokens queued behind this waiter, first first, as far as known (else null)
+         * @return the waiter's new lease, or null if this waiter cannot take it so (the holder then releases
+         *         through Redis)
          */
-        default boolean takeOver(RedisLease from, long now) {
-            return false;
+        default RedisLease takeOver(RedisLease from, long now, List<String> upcoming) {
+            return null;
         }
 
         /**
          * Fair mode: a release granted the lock to this waiter's token, as registered by its attempt number
-         * {@code arm}; the grant was made after that attempt was sent. Quorum locks are never fair.
+         * {@code arm}; the grant was made after that attempt was sent. {@code upcoming} lists the first tokens
+         * queued behind it, where a release of this client made the grant, else it is null. Quorum locks are
+         * never fair.
          */
-        default void assigned(long fence, int arm) {
+        default void assigned(long fence, int arm, List<String> upcoming) {
         }
 
         /** The handover did not happen: try again at once. */
@@ -249,14 +253,23 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     }
 
     /**
-     * Fair mode: passes a grant to the waiter of this client with that token. A waiter that is gone left the queue
-     * by a release of its token, which hands the lock on.
+     * Fair mode: passes a grant to the waiter of this client with that token.
+     *
+     * @param upcoming the first tokens queued behind it, if known (a release of this client made the grant)
+     * @return false if no waiter of this client has that token any more
      */
-    void assigned(String token, long fence, long arm) {
+    boolean assigned(String token, long fence, long arm, List<String> upcoming) {
         Waiter waiter = byToken.get(token);
-        if (waiter != null) {
-            waiter.assigned(fence, (int) arm);
+        if (waiter == null) {
+            return false;
         }
+        waiter.assigned(fence, (int) arm, upcoming);
+        return true;
+    }
+
+    /** Fair mode: the waiter of this client with that token, or null. */
+    Waiter waiting(String token) {
+        return byToken.get(token);
     }
 
     /**
@@ -350,6 +363,26 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     }
 
     /**
+     * Fair mode: a lease of this client with that token passed the lock on to a waiter of this client, which keeps
+     * the token; returns the waiters held back for it, for the registration that follows ({@link #board}), and
+     * holds back later ones for the new holder.
+     */
+    List<Waiter> passOn(LockKeys keys, String token) {
+        if (listened(keys, true) == null) {
+            return List.of();
+        }
+        synchronized (this) {
+            Channel c = fairChannel(keys);
+            if (c == null || !token.equals(c.holder) || c.deferred.isEmpty()) {
+                return List.of();
+            }
+            List<Waiter> riders = c.deferred;
+            c.deferred = new ArrayList<>();
+            return riders;
+        }
+    }
+
+    /**
      * Fair mode: the lease of this client with that token has ended (its release answered, after any grant it
      * made). Waiters held back for it wait on for the next holder if the release granted the lock to another lease
      * of this client, and try now otherwise.
@@ -417,7 +450,7 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         if (fence > 0) {
             int arm = message.indexOf(':', fence + 1);
             assigned(message.substring(0, fence), Long.parseLong(message.substring(fence + 1, arm)),
-                    Long.parseLong(message.substring(arm + 1)));
+                    Long.parseLong(message.substring(arm + 1)), null);
         } else if (!instanceId.equals(message)) {
             // This client's own releases already woke its head waiter locally; the echo would cost a futile retry.
             heard(channel);

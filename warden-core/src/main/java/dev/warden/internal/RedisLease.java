@@ -2,6 +2,7 @@ package dev.warden.internal;
 
 import dev.warden.Ticker;
 import dev.warden.LockException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -37,6 +38,13 @@ final class RedisLease extends LeaseBase {
     /** When the first of the local handovers that led to this lease happened (with {@code handovers > 0}). */
     private final long handedFrom;
     private final int acks;
+    /**
+     * Fair mode: the first tokens queued behind this lease, first first, where a release or local handover of this
+     * client told it (null if unknown). If the first is a waiter of this client, the release passes the lock on
+     * locally ({@link #passOnFair}). The queue grows only at its tail, and only this client's holder removes its
+     * head, so the list stays a true prefix of the queue while this lease holds the lock.
+     */
+    volatile List<String> upcoming;
 
     // Owned by the watchdog, guarded by its lock.
     long nextRenewAt;
@@ -177,7 +185,7 @@ final class RedisLease extends LeaseBase {
         }
         // A fence request in flight settles first, so that the successor's floor covers the fence it brings.
         synchronized (fenceLock) {
-            if (!waiter.takeOver(this, now)) {
+            if (waiter.takeOver(this, now, null) == null) {
                 return false;
             }
         }
@@ -189,8 +197,9 @@ final class RedisLease extends LeaseBase {
      * The lease that takes the lock over from this one, registered with the watchdog in this lease's place. Its
      * fence is issued when asked for, above this lease's.
      */
-    RedisLease successor(long now) {
+    RedisLease successor(long now, List<String> upcoming) {
         RedisLease next = new RedisLease(this, now);
+        next.upcoming = upcoming;
         lock.client().watchdog().handOver(this, next);
         return next;
     }
@@ -232,8 +241,68 @@ final class RedisLease extends LeaseBase {
         return true;
     }
 
+    /**
+     * Fair mode: if the waiter that heads the queue is of this client, it takes the lock over without a request,
+     * as in the default mode's local handover and under the same conditions, but with no bound on how many in a
+     * row: it is the next waiter in Redis's order, so nobody is passed over. Its registration is removed in the
+     * background, by a script that also registers the waiters held back for this lease and names the queue's
+     * new head, for the new holder's release. Requests on the one connection run in order, so a release that
+     * follows finds the registration gone.
+     *
+     * @return true if the waiter took the lock over, and this lease is released
+     */
+    private boolean passOnFair(RedisLockClient client) {
+        List<String> queued = upcoming;
+        if (queued == null || queued.isEmpty() || !renewing) {
+            return false;
+        }
+        String next = queued.get(0);
+        long now = client.ticker().read();
+        // As for the default mode's handover, at least half the lease left, but of the lease a grant sets: a
+        // release grants a renewed waiter at most FAIR_GRANT_MILLIS, until the watchdog's first renewal.
+        long granted = Math.min(leaseNanos(), TimeUnit.MILLISECONDS.toNanos(Acquisition.FAIR_GRANT_MILLIS));
+        if (deadline() - now < granted / 2) {
+            return false;
+        }
+        Notifier.Waiter waiter = client.notifier().waiting(next);
+        if (waiter == null || waiter.leaseMillis() != leaseMillis || !waiter.reserve()) {
+            return false;
+        }
+        RedisLease successor;
+        // A fence request in flight settles first, so that the successor's floor covers the fence it brings.
+        synchronized (fenceLock) {
+            successor = waiter.takeOver(this, now, queued.subList(1, queued.size()));
+        }
+        if (successor == null) {
+            waiter.unreserve();
+            return false;
+        }
+        released();
+        CompletableFuture<List<String>> consumed;
+        try {
+            consumed = lock.consumeFair(token, next, client.notifier().passOn(keys, token));
+        } catch (RuntimeException e) {
+            LOG.debug("removing the registration of a waiter of '{}' failed: {}", lock.name(), e.toString());
+            return true;
+        }
+        consumed.whenComplete((queue, e) -> {
+            if (e != null) {
+                LOG.debug("removing the registration of a waiter of '{}' failed: {}", lock.name(), e.toString());
+            } else if (queue == null) {
+                successor.loseUnlessReleasing("it was found expired or taken when passed on");
+            } else if (successor.active()) {
+                // Later than what the successor was given, and also exact: it lists waiters registered since.
+                successor.upcoming = queue;
+            }
+        });
+        return true;
+    }
+
     /** Fair mode: the release script grants the lock to the oldest waiter itself, and tells it. */
     private boolean releaseFair(RedisLockClient client) {
+        if (passOnFair(client)) {
+            return true;
+        }
         long status;
         try {
             status = client.await(lock.releaseFair(token, client.notifier().board(keys, token)),

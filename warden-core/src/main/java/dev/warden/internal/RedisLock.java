@@ -12,9 +12,12 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.Lock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** A named lock of one client. Stateless apart from its {@link Lock} view. */
 final class RedisLock extends LockBase {
+    private static final Logger LOG = LoggerFactory.getLogger(RedisLock.class);
     private final RedisLockClient client;
     private final String name;
     private final LockKeys keys;
@@ -55,15 +58,7 @@ final class RedisLock extends LockBase {
      */
     CompletableFuture<Long> releaseFair(String token, List<Notifier.Waiter> held) {
         List<Notifier.Waiter> riders = new ArrayList<>(held.size());
-        List<String> args = new ArrayList<>(held.size() * 3);
-        long sentAt = client.ticker().read();
-        for (Notifier.Waiter waiter : held) {
-            String[] registration = waiter.board(sentAt);
-            if (registration != null) {
-                riders.add(waiter);
-                args.addAll(Arrays.asList(registration));
-            }
-        }
+        List<String> args = board(held, riders);
         // Without an answer the lease's hold-back ends and every rider tries on its own.
         Runnable failed = () -> {
             client.notifier().ended(keys, token);
@@ -83,13 +78,58 @@ final class RedisLock extends LockBase {
         }).thenApply(list -> {
             long status = (Long) list.get(0);
             if (status == 3L) {
-                client.notifier().assigned((String) list.get(2), (Long) list.get(1), (Long) list.get(3));
+                String granted = (String) list.get(2);
+                List<String> upcoming = list.size() > 4 ? Scripts.tokens(list.get(4)) : null;
+                if (!client.notifier().assigned(granted, (Long) list.get(1), (Long) list.get(3), upcoming)
+                        && upcoming != null) {
+                    // Granted to a token of this client that no longer waits (it gave up, or took the lock over
+                    // locally and its registration outlived a failed removal): pass the lock on.
+                    releaseFair(granted, List.of()).whenComplete((ignored, e) -> {
+                        if (e != null) {
+                            LOG.debug("passing on a grant of '{}' to a gone waiter failed: {}", name, e.toString());
+                        }
+                    });
+                }
             }
             // After the grant: a waiter held back for this lease waits on if a waiter of this client holds next.
             client.notifier().ended(keys, token);
             riders.forEach(waiter -> waiter.boarded(status != 0L));
             return status;
         });
+    }
+
+    /**
+     * Fair mode: after a waiter of this client took the lock over locally from the lease with {@code token},
+     * removes its registration and registers the waiters held back for that lease ({@link Notifier#passOn}); each
+     * is told whether the script ran. Completes with the first tokens of the queue, or null if the key no longer
+     * holds the token.
+     */
+    CompletableFuture<List<String>> consumeFair(String token, String waiter, List<Notifier.Waiter> held) {
+        List<Notifier.Waiter> riders = new ArrayList<>(held.size());
+        List<String> args = board(held, riders);
+        CompletableFuture<List<Object>> reply;
+        try {
+            reply = client.scripts().consumeFair(keys, token, waiter, client.instanceId(), args);
+        } catch (RuntimeException e) {
+            riders.forEach(rider -> rider.boarded(false));
+            throw e;
+        }
+        return reply.whenComplete((list, error) -> riders.forEach(rider -> rider.boarded(error == null)))
+                .thenApply(list -> (Long) list.get(0) == 1L ? Scripts.tokens(list.get(1)) : null);
+    }
+
+    /** The registrations of waiters held back for a lease, for its script to make; {@code riders} gets them. */
+    private List<String> board(List<Notifier.Waiter> held, List<Notifier.Waiter> riders) {
+        List<String> args = new ArrayList<>(held.size() * 3);
+        long sentAt = client.ticker().read();
+        for (Notifier.Waiter waiter : held) {
+            String[] registration = waiter.board(sentAt);
+            if (registration != null) {
+                riders.add(waiter);
+                args.addAll(Arrays.asList(registration));
+            }
+        }
+        return args;
     }
 
     /** @return how many replicas must acknowledge this lock's grants and renewals */

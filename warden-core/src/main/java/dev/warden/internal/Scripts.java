@@ -29,7 +29,8 @@ final class Scripts {
     private final Script acquire = Script.load("acquire");
     private final Script acquireFair = Script.load("acquire-fair");
     private final Script release = Script.load("release");
-    private final Script releaseFair = Script.load("release-fair");
+    private final Script releaseFair = Script.load("release-fair", "board");
+    private final Script consumeFair = Script.load("consume-fair", "board");
     private final Script renew = Script.load("renew");
     private final Script inspect = Script.load("inspect");
     private final Script forceRelease = Script.load("force-release");
@@ -174,7 +175,8 @@ final class Scripts {
      * this client (the releasing one, whose id is {@code message}) behind the queue, and grants the lock to the
      * oldest live waiter. {@code riders} holds a token, an arm and a grant in ms per waiter to register, or nothing.
      * Returns {1, 0} when released, {0, 0} when the token no longer owned the lock, and {3, fence, its token, its
-     * attempt number} when granted.
+     * attempt number} when granted, with the first (up to 8) tokens queued behind it after them when the waiter is
+     * of this client.
      */
     CompletableFuture<List<Object>> releaseFair(LockKeys keys, String token, String message, List<String> riders) {
         String[] args = new String[riders.isEmpty() ? 5 : 6 + riders.size()];
@@ -191,6 +193,35 @@ final class Scripts {
         }
         return run(releaseFair, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.waiters(), keys.queue(), keys.registrations()}, args);
+    }
+
+    /**
+     * Fair mode, after a waiter of this client took the lock over from {@code holder} without a request (keeping
+     * that token): removes the waiter's registration, registers {@code riders} (as {@link #releaseFair} does) and
+     * returns {1, the first (up to 8) tokens of the queue} if the key still holds the token, else {0, {}}.
+     */
+    CompletableFuture<List<Object>> consumeFair(LockKeys keys, String holder, String waiter, String clientId,
+                                                List<String> riders) {
+        String[] args = new String[4 + riders.size()];
+        args[0] = holder;
+        args[1] = waiter;
+        args[2] = clientId;
+        args[3] = LIFE;
+        for (int i = 0; i < riders.size(); i++) {
+            args[4 + i] = riders.get(i);
+        }
+        return run(consumeFair, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.queue(), keys.registrations()}, args);
+    }
+
+    /** @return the tokens of a script's nested reply that lists queued waiters */
+    static List<String> tokens(Object reply) {
+        List<?> items = (List<?>) reply;
+        List<String> tokens = new java.util.ArrayList<>(items.size());
+        for (Object item : items) {
+            tokens.add((String) item);
+        }
+        return tokens;
     }
 
     /** Returns one 1 (renewed) or 0 (lost) per key; {@code args} holds a token and a lease in ms per key. */

@@ -9,8 +9,9 @@
 -- Waiters of the releasing client that came while it held the lock may register here, as their first try would:
 -- ARGV[6] how long a registration lives, then per waiter its token, arm and grant ms.
 -- Returns {0, 0} if the token no longer owned the lock (expired or taken), {1, 0} if released (the key keeps the
--- last fence, as the fencing counter, or goes if no fence was issued), or {3, fence, token, arm} if granted to the registered waiter with that
--- token, as of its registration by attempt number arm.
+-- last fence, as the fencing counter, or goes if no fence was issued), or {3, fence, token, arm} if granted to the
+-- registered waiter with that token, as of its registration by attempt number arm; for a waiter of the releasing
+-- client, a fifth element lists the first (up to 8) tokens of the queue after it.
 if redis.replicate_commands then redis.replicate_commands() end
 local current = redis.call('GET', KEYS[1])
 local fence, owner
@@ -27,20 +28,10 @@ end
 -- that does not hold the lock needs to leave the queue: on an idle server that saves about a tenth of this script.
 local now, ms
 if ARGV[6] then
-  -- Held-back waiters join the queue's tail in their order, behind everyone already waiting.
+  -- Held-back waiters join the queue's tail in their order, behind everyone already waiting (board.lua).
   now = redis.call('TIME')
   ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-  local life = tonumber(ARGV[6])
-  local tail = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
-  local score = math.max(tonumber(now[1]) * 1000000 + tonumber(now[2]), tail[2] and tonumber(tail[2]) + 1 or 0)
-  for i = 7, #ARGV, 3 do
-    if redis.call('ZADD', KEYS[3], 'NX', score, ARGV[i]) == 1 then
-      score = score + 1
-    end
-    redis.call('HSET', KEYS[4], ARGV[i], (ms + life) .. ':' .. ARGV[i + 2] .. ':' .. ARGV[i + 1] .. ':' .. ARGV[4])
-  end
-  redis.call('PEXPIRE', KEYS[3], life)
-  redis.call('PEXPIRE', KEYS[4], life)
+  board(KEYS[3], KEYS[4], now, tonumber(ARGV[6]), 7, ARGV[4])
 end
 -- Pop the queue's oldest waiters until a live one takes the lock (each redis.call counts: this runs between a
 -- release and the next holder, so it pops rather than reads and removes).
@@ -61,8 +52,11 @@ while true do
       redis.call('SET', KEYS[1], next .. ':' .. head, 'PX', grant)
       if client ~= ARGV[4] then
         redis.call(ARGV[5], ARGV[3] .. ':' .. client, head .. ':' .. next .. ':' .. arm)
+        return {3, tonumber(next), head, tonumber(arm)}
       end
-      return {3, tonumber(next), head, tonumber(arm)}
+      -- A waiter of the releasing client: the reply also names the next waiters in the queue, so that while they
+      -- are of this client too, each holder can pass the lock on without a request (consume-fair.lua).
+      return {3, tonumber(next), head, tonumber(arm), redis.call('ZRANGE', KEYS[3], 0, 7)}
     end
   end
 end
