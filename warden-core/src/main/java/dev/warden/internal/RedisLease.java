@@ -245,9 +245,9 @@ final class RedisLease extends LeaseBase {
      * Fair mode: if the waiter that heads the queue is of this client, it takes the lock over without a request,
      * as in the default mode's local handover and under the same conditions, but with no bound on how many in a
      * row: it is the next waiter in Redis's order, so nobody is passed over. Its registration is removed in the
-     * background, by a script that also registers the waiters held back for this lease and names the queue's
-     * new head, for the new holder's release. Requests on the one connection run in order, so a release that
-     * follows finds the registration gone.
+     * background, by a script that also registers the waiters held back for this lease and lists the queue's
+     * first waiters again, for the new holder's release. Requests on the one connection run in order, so a
+     * release that follows finds the registration gone.
      *
      * @return true if the waiter took the lock over, and this lease is released
      */
