@@ -396,6 +396,35 @@ class FairModeTest extends RedisTestSupport {
     }
 
     @Test
+    void aLocalHandoverAfterRedisLostTheLockReleasesFalseAndBothLeasesAreLost() throws Exception {
+        String name = uniqueName();
+        String key = "test:{" + name + "}";
+        LockClient client = fairClient();
+        DistributedLock observer = fairClient().lock(name);
+        Lease holder = client.lock(name).tryAcquire().orElseThrow();
+        CompletableFuture<Lease> first = queue(client, observer, 1);
+        CompletableFuture<Lease> second = queue(client, observer, 2);
+        holder.release();
+        Lease granted = first.get(5, TimeUnit.SECONDS);
+        AtomicInteger lost = new AtomicInteger();
+        granted.onLost(lost::incrementAndGet);
+        // Redis lost the key and another client took the lock; the grant named the second waiter as next, so it
+        // takes the lock over before Redis is asked.
+        server.call("SET", key, "7:intruder", "PX", "30000");
+        assertThat(granted.release()).isFalse();
+        // onLost runs on the client's callback thread.
+        assertThat(eventually(Duration.ofSeconds(5), () -> lost.get() == 1)).isTrue();
+        // The second waiter took the lock over and lost it with the first; or, if its own try was in flight just
+        // then, the release went to Redis, found the intruder, and the waiter waits on. It never holds the lock.
+        try {
+            assertThat(second.get(5, TimeUnit.SECONDS).isHeld()).isFalse();
+        } catch (java.util.concurrent.TimeoutException e) {
+            second.cancel(true);
+        }
+        assertThat(server.call("GET", key)).isEqualTo("7:intruder");
+    }
+
+    @Test
     void aGrantToATokenOfTheReleasingClientThatNoLongerWaitsIsPassedOn() throws Exception {
         String name = uniqueName();
         LockClient client = fairClient();
@@ -403,10 +432,11 @@ class FairModeTest extends RedisTestSupport {
         CompletableFuture<Lease> waiter = client.lock(name).acquireAsync(Duration.ofSeconds(20));
         DistributedLock observer = fairClient().lock(name);
         awaitWaiters(observer, 1);
-        // The client's id, from the grant channel its waiter subscribed to.
+        // The client's id, from the grant channel its waiter subscribes to (once registered).
         String prefix = "test:{" + name + "}:c:";
+        assertThat(eventually(Duration.ofSeconds(5),
+                () -> ((List<?>) server.call("PUBSUB", "CHANNELS", prefix + "*")).size() == 1)).isTrue();
         List<?> channels = (List<?>) server.call("PUBSUB", "CHANNELS", prefix + "*");
-        assertThat(channels).hasSize(1);
         String clientId = channels.get(0).toString().substring(prefix.length());
         // Ahead of the waiter, a registration of this client whose waiter is gone (a local handover whose removal
         // of it failed leaves one): the release grants the lock to it.

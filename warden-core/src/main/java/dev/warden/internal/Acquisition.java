@@ -381,22 +381,17 @@ final class Acquisition implements Notifier.Waiter {
     }
 
     @Override
-    public RedisLease takeOver(RedisLease from, long now, List<String> upcoming) {
-        boolean registered;
+    public RedisLease takeOver(RedisLease from, long now, List<String> upcoming, Runnable before) {
         synchronized (this) {
             if (!renewing || claimed) {
                 return null;
             }
             claimed = true;
             reserved = false;
-            registered = tried;
         }
+        // The holder's release removes this waiter's registration, in the request that settles it.
         RedisLease lease = from.successor(now, upcoming);
-        // A try that found the lock held registered this waiter; no release needs to count it any more. In fair
-        // mode the holder's release removes the registration, in the script that registers its riders.
-        if (registered && !fair) {
-            client.scripts().forgetWaiter(lock.keys(), token);
-        }
+        before.run();
         deliver(lease);
         return lease;
     }

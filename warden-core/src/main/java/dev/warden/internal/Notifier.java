@@ -46,10 +46,12 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
          * the waiter reserved.
          *
          * @param upcoming fair mode: the tokens queued behind this waiter, first first, as far as known (else null)
+         * @param before     runs once the waiter is committed, before its new lease is handed out: a request sent
+         *                   here reaches Redis ahead of any the new holder sends
          * @return the waiter's new lease, or null if this waiter cannot take it so (the holder then releases
          *         through Redis)
          */
-        default RedisLease takeOver(RedisLease from, long now, List<String> upcoming) {
+        default RedisLease takeOver(RedisLease from, long now, List<String> upcoming, Runnable before) {
             return null;
         }
 

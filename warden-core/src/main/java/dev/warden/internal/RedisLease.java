@@ -144,8 +144,9 @@ final class RedisLease extends LeaseBase {
         // A waiter of this client heads the queue: the release script may hand it the lock directly, saving its
         // acquire round trip, unless another client waits too.
         Notifier.Candidate next = client.notifier().reserveHead(keys);
-        if (next != null && handOverLocally(client, next.waiter())) {
-            return true;
+        Boolean handed = next == null ? null : handOverLocally(client, next.waiter());
+        if (handed != null) {
+            return handed;
         }
         if (next == null) {
             long status;
@@ -168,26 +169,76 @@ final class RedisLease extends LeaseBase {
     }
 
     /**
-     * Passes the lock to a reserved waiter of this client without a request: the waiter's lease keeps this lease's
-     * token and deadline, and the watchdog renews it from there. Only while the lease has at least half of it left,
+     * Passes the lock to a reserved waiter of this client without waiting for Redis: the waiter's lease keeps this
+     * lease's token and deadline, and the watchdog renews it from there; this release then waits for one request
+     * that removes the waiter's registration and says whether Redis still held the token. Only while the lease has at least half of it left,
      * so that the key surely still holds it unless Redis lost it (when this holder would not know either), and only
      * for renewed leases of the same length, which is what the waiter asked for. Other clients' waiters are not
      * known here, so at most {@value #MAX_LOCAL_HANDOVERS} handovers in a row, within {@link #LOCAL_RUN_NANOS} of
      * the first of them, go this way; then a release goes to Redis, which gives other clients their chance.
      *
-     * @return true if the waiter took the lock over, and this lease is released
+     * @return null if the waiter did not take the lock over (release through Redis), else this release's result
+     *         ({@link #settleHandover})
      */
-    private boolean handOverLocally(RedisLockClient client, Notifier.Waiter waiter) {
+    private Boolean handOverLocally(RedisLockClient client, Notifier.Waiter waiter) {
         long now = client.ticker().read();
         if (!renewing || handovers >= MAX_LOCAL_HANDOVERS || (handovers > 0 && now - handedFrom > LOCAL_RUN_NANOS)
                 || deadline() - now < leaseNanos() / 2 || waiter.leaseMillis() != leaseMillis) {
-            return false;
+            return null;
         }
+        RedisLease successor;
+        CompletableFuture<Boolean> check = new CompletableFuture<>();
         // A fence request in flight settles first, so that the successor's floor covers the fence it brings.
         synchronized (fenceLock) {
-            if (waiter.takeOver(this, now, null) == null) {
-                return false;
-            }
+            successor = waiter.takeOver(this, now, null, () -> sendCheck(check,
+                    () -> client.scripts().handed(keys, token, waiter.token()).thenApply(status -> status == 1L)));
+        }
+        if (successor == null) {
+            return null;
+        }
+        return settleHandover(client, successor, check);
+    }
+
+    /**
+     * Sends the request that settles a local handover into {@code check}, before the new holder gets its lease:
+     * requests on the one connection run in order, so the new holder's own release cannot reach Redis first and
+     * make the key look lost.
+     */
+    private static <T> void sendCheck(CompletableFuture<T> check,
+                                      java.util.function.Supplier<CompletableFuture<T>> request) {
+        try {
+            request.get().whenComplete((reply, e) -> {
+                if (e != null) {
+                    check.completeExceptionally(e);
+                } else {
+                    check.complete(reply);
+                }
+            });
+        } catch (RuntimeException e) {
+            check.completeExceptionally(e);
+        }
+    }
+
+    /**
+     * Settles this lease's release after a local handover, by the request that followed it: the new holder has
+     * the lock at once, and this thread waits for Redis to say whether the key still held the token. Only Redis can
+     * tell whether it lost the lock meanwhile (a restart without its data, a failover), and a release must not
+     * report a lock it no longer held as released; if so, both leases are lost.
+     *
+     * @return whether the key still held the token
+     */
+    private boolean settleHandover(RedisLockClient client, RedisLease successor, CompletableFuture<Boolean> check) {
+        boolean held;
+        try {
+            held = client.await(check, lock.describe("release"));
+        } catch (LockException e) {
+            released();
+            throw e;
+        }
+        if (!held) {
+            lose("it was found expired or taken when handed over");
+            successor.loseUnlessReleasing("it was found expired or taken when handed over");
+            return false;
         }
         released();
         return true;
@@ -244,17 +295,18 @@ final class RedisLease extends LeaseBase {
     /**
      * Fair mode: if the waiter that heads the queue is of this client, it takes the lock over without a request,
      * as in the default mode's local handover and under the same conditions, but with no bound on how many in a
-     * row: it is the next waiter in Redis's order, so nobody is passed over. Its registration is removed in the
-     * background, by a script that also registers the waiters held back for this lease and lists the queue's
-     * first waiters again, for the new holder's release. Requests on the one connection run in order, so a
-     * release that follows finds the registration gone.
+     * row: it is the next waiter in Redis's order, so nobody is passed over. This release then waits for a script
+     * that removes the waiter's registration, registers the waiters held back for this lease, lists the queue's
+     * first waiters again for the new holder, and says whether Redis still held the token
+     * ({@link #settleHandover}). Requests on the one connection run in order, so a release that follows finds the
+     * registration gone.
      *
-     * @return true if the waiter took the lock over, and this lease is released
+     * @return null if the waiter did not take the lock over (release through Redis), else this release's result
      */
-    private boolean passOnFair(RedisLockClient client) {
+    private Boolean passOnFair(RedisLockClient client) {
         List<String> queued = upcoming;
         if (queued == null || queued.isEmpty() || !renewing) {
-            return false;
+            return null;
         }
         String next = queued.get(0);
         long now = client.ticker().read();
@@ -262,46 +314,38 @@ final class RedisLease extends LeaseBase {
         // release grants a renewed waiter at most FAIR_GRANT_MILLIS, until the watchdog's first renewal.
         long granted = Math.min(leaseNanos(), TimeUnit.MILLISECONDS.toNanos(Acquisition.FAIR_GRANT_MILLIS));
         if (deadline() - now < granted / 2) {
-            return false;
+            return null;
         }
         Notifier.Waiter waiter = client.notifier().waiting(next);
         if (waiter == null || waiter.leaseMillis() != leaseMillis || !waiter.reserve()) {
-            return false;
+            return null;
         }
         RedisLease successor;
+        CompletableFuture<List<String>> consumed = new CompletableFuture<>();
+        CompletableFuture<Boolean> check = consumed.thenApply(queue -> queue != null);
         // A fence request in flight settles first, so that the successor's floor covers the fence it brings.
         synchronized (fenceLock) {
-            successor = waiter.takeOver(this, now, queued.subList(1, queued.size()));
+            successor = waiter.takeOver(this, now, queued.subList(1, queued.size()), () -> sendCheck(consumed,
+                    () -> lock.consumeFair(token, next, client.notifier().passOn(keys, token))));
         }
         if (successor == null) {
             waiter.unreserve();
-            return false;
+            return null;
         }
-        released();
-        CompletableFuture<List<String>> consumed;
-        try {
-            consumed = lock.consumeFair(token, next, client.notifier().passOn(keys, token));
-        } catch (RuntimeException e) {
-            LOG.debug("removing the registration of a waiter of '{}' failed: {}", lock.name(), e.toString());
-            return true;
-        }
-        consumed.whenComplete((queue, e) -> {
-            if (e != null) {
-                LOG.debug("removing the registration of a waiter of '{}' failed: {}", lock.name(), e.toString());
-            } else if (queue == null) {
-                successor.loseUnlessReleasing("it was found expired or taken when passed on");
-            } else if (successor.active()) {
+        consumed.thenAccept(queue -> {
+            if (queue != null && successor.active()) {
                 // Later than what the successor was given, and also exact: it lists waiters registered since.
                 successor.upcoming = queue;
             }
         });
-        return true;
+        return settleHandover(client, successor, check);
     }
 
     /** Fair mode: the release script grants the lock to the oldest waiter itself, and tells it. */
     private boolean releaseFair(RedisLockClient client) {
-        if (passOnFair(client)) {
-            return true;
+        Boolean passed = passOnFair(client);
+        if (passed != null) {
+            return passed;
         }
         long status;
         try {

@@ -31,6 +31,7 @@ final class Scripts {
     private final Script release = Script.load("release");
     private final Script releaseFair = Script.load("release-fair", "board");
     private final Script consumeFair = Script.load("consume-fair", "board");
+    private final Script handed = Script.load("handed");
     private final Script renew = Script.load("renew");
     private final Script inspect = Script.load("inspect");
     private final Script forceRelease = Script.load("force-release");
@@ -110,9 +111,13 @@ final class Scripts {
         return run(fence, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token, Long.toString(floor));
     }
 
-    /** Removes a waiter's registration that no release needs to see any more (its acquisition got the lock). */
-    void forgetWaiter(LockKeys keys, String token) {
-        reported(link.commands().zrem(keys.waiters(), token));
+    /**
+     * After a local handover in the default mode: removes the waiter's registration and returns 1 if the key
+     * still holds the holder's token (which the waiter now uses), else 0.
+     */
+    CompletableFuture<Long> handed(LockKeys keys, String holder, String waiter) {
+        return runInOrder(handed, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()}, holder,
+                waiter);
     }
 
     /** @return the holder's remaining TTL in ms from an {@link #acquire} reply that did not acquire (-1: none) */
@@ -210,7 +215,7 @@ final class Scripts {
         for (int i = 0; i < riders.size(); i++) {
             args[4 + i] = riders.get(i);
         }
-        return run(consumeFair, ScriptOutputType.MULTI,
+        return runInOrder(consumeFair, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.queue(), keys.registrations()}, args);
     }
 
@@ -290,6 +295,21 @@ final class Scripts {
                 link.failed(error);
             }
         });
+    }
+
+    /**
+     * Runs a script with {@code EVAL} and its source rather than by SHA: a {@code NOSCRIPT} answer (after a restart
+     * or a {@code SCRIPT FLUSH}) would send it again behind requests sent after it, and the scripts that settle a
+     * local handover must reach Redis before any request of the new holder.
+     */
+    private <T> CompletableFuture<T> runInOrder(Script script, ScriptOutputType type, String[] keys,
+                                                String... args) {
+        return link.commands().<T>eval(script.source(), type, keys, args).toCompletableFuture()
+                .whenComplete((reply, error) -> {
+                    if (error != null) {
+                        link.failed(error);
+                    }
+                });
     }
 
     private <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args) {
