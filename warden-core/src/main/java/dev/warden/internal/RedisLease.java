@@ -171,9 +171,9 @@ final class RedisLease extends LeaseBase {
     /**
      * Passes the lock to a reserved waiter of this client without waiting for Redis: the waiter's lease keeps this
      * lease's token and deadline, and the watchdog renews it from there; this release then waits for one request
-     * that removes the waiter's registration and says whether Redis still held the token. Only while the lease has at least half of it left,
-     * so that the key surely still holds it unless Redis lost it (when this holder would not know either), and only
-     * for renewed leases of the same length, which is what the waiter asked for. Other clients' waiters are not
+     * that removes the waiter's registration and says whether Redis still held the token. Only while the lease has
+     * at least half of it left, so that the key surely still holds it unless Redis lost it (which that request
+     * then reports), and only for renewed leases of the same length, which is what the waiter asked for. Other clients' waiters are not
      * known here, so at most {@value #MAX_LOCAL_HANDOVERS} handovers in a row, within {@link #LOCAL_RUN_NANOS} of
      * the first of them, go this way; then a release goes to Redis, which gives other clients their chance.
      *
@@ -236,8 +236,9 @@ final class RedisLease extends LeaseBase {
             throw e;
         }
         if (!held) {
-            lose("it was found expired or taken when handed over");
-            successor.loseUnlessReleasing("it was found expired or taken when handed over");
+            String reason = "it was found expired or taken when handed over";
+            lose(reason);
+            successor.loseUnlessReleasing(reason);
             return false;
         }
         released();
