@@ -276,8 +276,12 @@ public final class LockConfig {
          * lease if shorter), not a whole lease. Every client of one lock name must use the same mode. Not
          * available with {@link #quorum} or {@link #replicaAcks}.
          *
-         * <p>Off, a release may pass a renewed lease to a waiter of the same client without a request, up to 8
-         * times in a row within 100 ms, before it goes to Redis and other clients' waiters get their chance.
+         * <p>Off (the default mode), waiters of other clients queue in the same way, and a release through Redis
+         * grants the lock to the oldest of them, but a release may first pass a renewed lease to a waiter of the same
+         * client without a request, whatever its place in the queue, up to 8 times in a row within 100 ms. A first
+         * try by a client that has not waited for the lock lately is a plain {@code SET NX}, which may also take a
+         * lock whose holder expired before the queue's head retried. With {@link #replicaAcks} (or
+         * {@link DistributedLock#withReplicaAcks}) waiters do not queue: a release wakes them to try again.
          *
          * @param value true for fair mode
          * @return this builder

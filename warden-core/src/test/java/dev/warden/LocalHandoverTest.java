@@ -74,7 +74,8 @@ class LocalHandoverTest extends RedisTestSupport {
         assertThat(scriptCalls() - scripts).isEqualTo(2);
         assertThat(client.lock(name).inspect().lastFencingToken()).isEqualTo(issued);
         // The waiter's registration, made when its try found the lock held, is gone.
-        assertThat(eventually(Duration.ofSeconds(5), () -> server.call("EXISTS", key + ":w").equals(0L))).isTrue();
+        assertThat(eventually(Duration.ofSeconds(5), () -> server.call("EXISTS", key + ":q", key + ":r")
+                .equals(0L))).isTrue();
         assertThat(handed.release()).isTrue();
         assertThat(client.lock(name).isLocked()).isFalse();
     }
@@ -101,16 +102,46 @@ class LocalHandoverTest extends RedisTestSupport {
     }
 
     @Test
-    void aLeaseWithLessThanHalfOfItLeftReleasesThroughRedis() throws Exception {
+    void aLeaseThatARedisGrantGaveAWaiterPassesTheLockOnLocallyToo() throws Exception {
+        String name = uniqueName();
+        LockClient other = client();
+        LockClient client = client();
+        client.lock(uniqueName()).tryAcquire().orElseThrow().release();
+        Lease holder = other.lock(name).tryAcquire().orElseThrow();
+        CompletableFuture<Lease> first = client.lock(name).acquireAsync(Duration.ofSeconds(20));
+        awaitQueuedInOneClient(name, 1);
+        CompletableFuture<Lease> second = client.lock(name).acquireAsync(Duration.ofSeconds(20));
+        awaitQueuedInOneClient(name, 2);
+        assertThat(holder.release()).isTrue();
+        // The grant gives the waiter 5 s, not its 30 s lease, until the watchdog renews it: still enough to pass on.
+        Lease granted = first.get(10, TimeUnit.SECONDS);
+        String key = "test:{" + name + "}";
+        Object value = server.call("GET", key);
+        long scripts = scriptCalls();
+        assertThat(granted.release()).isTrue();
+        Lease handed = second.get(10, TimeUnit.SECONDS);
+        assertThat(handed.isHeld()).isTrue();
+        assertThat(scriptCalls() - scripts).isEqualTo(1);
+        assertThat(server.call("GET", key)).isEqualTo(value);
+        assertThat(handed.release()).isTrue();
+        assertThat(client.lock(name).isLocked()).isFalse();
+    }
+
+    @Test
+    void aLeaseWithLessThanHalfOfAGrantsLeaseLeftReleasesThroughRedis() throws Exception {
         TestTicker ticker = new TestTicker();
         String name = uniqueName();
         LockClient client = client(b -> b.ticker(ticker).defaultLease(Duration.ofSeconds(30)));
+        // The release script is known to the server already (a first call is sent twice).
+        client.lock(uniqueName()).tryAcquire().orElseThrow().release();
         Lease holder = client.lock(name).tryAcquire().orElseThrow();
+        // A release grants a renewed waiter 5 s until the watchdog renews it; the holder has less than half of that
+        // left by the local clock. Before the waiter's try: the lease a grant gives it counts from that try.
+        ticker.advance(Duration.ofSeconds(28));
         CompletableFuture<Lease> next = client.lock(name).acquireAsync(Duration.ofSeconds(60));
         awaitQueuedInOneClient(name, 1);
         String key = "test:{" + name + "}";
         Object value = server.call("GET", key);
-        ticker.advance(Duration.ofSeconds(16));
         long scripts = scriptCalls();
         assertThat(holder.release()).isTrue();
         Lease handed = next.get(10, TimeUnit.SECONDS);
@@ -201,8 +232,9 @@ class LocalHandoverTest extends RedisTestSupport {
         // A waiter that took a lock over must not try again with its own token: that try would register it anew,
         // or take the lock for nobody.
         String key = "test:{" + name + "}";
-        assertThat(eventually(Duration.ofSeconds(5), () -> server.call("EXISTS", key + ":w").equals(0L))).isTrue();
+        assertThat(eventually(Duration.ofSeconds(5), () -> server.call("EXISTS", key + ":q", key + ":r")
+                .equals(0L))).isTrue();
         assertThat(client.lock(name).isLocked()).isFalse();
     }
 
-    /** Waits until {@code count} waiters registered and have settled into waiting for a wake-up. */}
+}

@@ -92,14 +92,14 @@ abstract class RedisTestSupport {
     }
 
     /**
-     * Waits until {@code count} waiters of one client (one subscription) are registered for a default-mode lock and
-     * the try each sends after subscribing, if any, has been answered.
+     * Waits until {@code count} waiters of one client (one subscription to its grant channel) are queued for a lock
+     * and the try each sends after subscribing, if any, has been answered.
      */
     static void awaitQueuedInOneClient(String name, int count) throws InterruptedException {
-        String waiters = "test:{" + name + "}:w";
-        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", waiters) == count)).isTrue();
-        assertThat(eventually(Duration.ofSeconds(5), () -> ((List<?>) server.call("PUBSUB", "NUMSUB",
-                "test:{" + name + "}:c")).get(1).equals(1L))).isTrue();
+        String queue = "test:{" + name + "}:q";
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", queue) == count)).isTrue();
+        assertThat(eventually(Duration.ofSeconds(5), () -> ((List<?>) server.call("PUBSUB", "CHANNELS",
+                "test:{" + name + "}:c:*")).size() == 1)).isTrue();
         Thread.sleep(200);
     }
 

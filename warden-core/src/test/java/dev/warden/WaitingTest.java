@@ -38,8 +38,9 @@ class WaitingTest extends RedisTestSupport {
         long before = scriptCalls();
         Optional<Lease> lease = client().lock(name).tryAcquire(Duration.ofMillis(1500));
         assertThat(lease).isEmpty();
-        // A first try, one more once subscribed, and one at the deadline: no retry loop in between.
-        assertThat(scriptCalls() - before).isBetween(1L, 3L);
+        // A first try, one more once subscribed, one that renews the waiter's place in the queue after a second,
+        // one at the deadline, and one that takes it out of the queue as it gives up: no retry loop in between.
+        assertThat(scriptCalls() - before).isBetween(1L, 5L);
         holder.release();
     }
 
@@ -94,12 +95,12 @@ class WaitingTest extends RedisTestSupport {
         for (int i = 0; i < 3; i++) {
             queued.add(waiters.lock(name).acquireAsync(Duration.ofSeconds(20)));
         }
-        String waitersKey = "test:{" + name + "}:w";
-        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", waitersKey) == 3)).isTrue();
+        String queue = "test:{" + name + "}:q";
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", queue) == 3)).isTrue();
         Thread.sleep(200);
         long before = scriptCalls();
         queued.add(waiters.lock(name).acquireAsync(Duration.ofSeconds(20)));
-        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", waitersKey) == 4)).isTrue();
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", queue) == 4)).isTrue();
         Thread.sleep(200);
         // One try; no second one after joining the subscription that was live all along.
         assertThat(scriptCalls() - before).isEqualTo(1);
@@ -142,7 +143,7 @@ class WaitingTest extends RedisTestSupport {
         long fence = fenced ? holder.fencingToken() : 0;
         CompletableFuture<Lease> next = client.lock(name).acquireAsync(Duration.ofSeconds(20));
         awaitQueuedInOneClient(name, 1);
-        String waitersKey = "test:{" + name + "}:w";
+        String key = "test:{" + name + "}";
         long scripts = scriptCalls();
         long publishes = calls("publish");
         assertThat(holder.release()).isTrue();
@@ -156,38 +157,70 @@ class WaitingTest extends RedisTestSupport {
         assertThat(scriptCalls() - scripts).isEqualTo(fenced ? 1 : 2);
         assertThat(issued).isGreaterThan(fence);
         assertThat(client.lock(name).inspect().lastFencingToken()).isEqualTo(issued);
-        assertThat(server.call("EXISTS", waitersKey)).isEqualTo(0L);
+        assertThat(server.call("EXISTS", key + ":q", key + ":r")).isEqualTo(0L);
         assertThat(handed.release()).isTrue();
         assertThat(client.lock(name).isLocked()).isFalse();
     }
 
     @Test
-    void noHandoverByRedisWhileAnotherClientWaits() throws Exception {
+    void releaseGrantsTheLockToTheOldestWaiterOfAnyClientBeforeALaterOneOfItsOwn() throws Exception {
         String name = uniqueName();
         LockClient local = client();
         // A fixed lease, whose release always goes to Redis (renewed ones: LocalHandoverTest).
         Lease holder = local.lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
         CompletableFuture<Lease> remote = client().lock(name).acquireAsync(Duration.ofSeconds(20));
-        String waitersKey = "test:{" + name + "}:w";
-        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", waitersKey) == 1)).isTrue();
+        String queue = "test:{" + name + "}:q";
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", queue) == 1)).isTrue();
         CompletableFuture<Lease> sameClient = local.lock(name).acquireAsync(Duration.ofSeconds(20));
-        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", waitersKey) == 2)).isTrue();
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", queue) == 2)).isTrue();
         long publishes = calls("publish");
         holder.release();
-        // A plain release that wakes the other client too, rather than a handover that would starve it.
+        // The other client came first: the release grants it the lock and tells only that client; the waiter of
+        // the releasing client, which came later, waits for its turn.
+        Lease first = remote.get(10, TimeUnit.SECONDS);
         assertThat(calls("publish") - publishes).isEqualTo(1);
-        CompletableFuture.anyOf(remote, sameClient).get(10, TimeUnit.SECONDS);
-        for (CompletableFuture<Lease> waiter : List.of(remote, sameClient)) {
-            if (waiter.isDone()) {
-                waiter.get().release();
-            }
+        assertThat(first.isHeld()).isTrue();
+        assertThat(sameClient).isNotDone();
+        assertThat(first.release()).isTrue();
+        Lease second = sameClient.get(10, TimeUnit.SECONDS);
+        assertThat(second.isHeld()).isTrue();
+        assertThat(second.release()).isTrue();
+    }
+
+    @Test
+    void waitersOfSeveralClientsGetTheLockInTheOrderTheyQueuedAndTheReleasingClientQueuesBehindThem()
+            throws Exception {
+        String name = uniqueName();
+        LockClient holding = client();
+        DistributedLock observer = client().lock(name);
+        Lease holder = holding.lock(name).tryAcquire().orElseThrow();
+        List<Integer> order = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> waiters = new ArrayList<>();
+        for (int c = 0; c < 4; c++) {
+            int id = c;
+            DistributedLock lock = client().lock(name);
+            Thread waiter = new Thread(() -> {
+                try (Lease lease = lock.tryAcquire(Duration.ofSeconds(20)).orElseThrow()) {
+                    order.add(id);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "waiter-" + c);
+            waiters.add(waiter);
+            waiter.start();
+            // Each waiter is queued before the next one starts.
+            int queued = c + 1;
+            assertThat(eventually(Duration.ofSeconds(5), () -> observer.inspect().waiters() == queued)).isTrue();
         }
-        for (CompletableFuture<Lease> waiter : List.of(remote, sameClient)) {
-            Lease lease = waiter.get(10, TimeUnit.SECONDS);
-            if (lease.isHeld()) {
-                lease.release();
-            }
+        assertThat(holder.release()).isTrue();
+        // The releasing client asks again at once, with no wake-up to wait for, and still comes after them.
+        try (Lease again = holding.lock(name).tryAcquire(Duration.ofSeconds(20)).orElseThrow()) {
+            order.add(4);
         }
+        for (Thread waiter : waiters) {
+            waiter.join(TimeUnit.SECONDS.toMillis(10));
+        }
+        assertThat(order).containsExactly(0, 1, 2, 3, 4);
     }
 
     @Test

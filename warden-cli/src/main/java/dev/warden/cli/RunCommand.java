@@ -52,8 +52,8 @@ final class RunCommand implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE})")
     Duration grace;
 
-    @Option(names = "--fair", description = "wait in a queue shared by every fair waiter of this lock, first come "
-            + "first served (all users of one lock name must agree)")
+    @Option(names = "--fair", description = "fair mode: strictly first come first served, even when a holder "
+            + "expires without releasing (all users of one lock name must agree)")
     boolean fair;
 
     @Spec

@@ -18,12 +18,15 @@ import org.slf4j.LoggerFactory;
  * (then try again, since a release published before the subscription was missed); then wait for a wake-up or for
  * the holder's TTL to run out, whichever comes first, and try again until the deadline.
  *
- * <p>In fair mode every try of a waiter registers it in the lock's queue (or renews its registration, at least
+ * <p>Where waiters queue ({@link RedisLock#queued}: fair mode, and the default mode without replica
+ * acknowledgements) every try of a waiter registers it in the lock's queue (or renews its registration, at least
  * every {@link #REARM_MILLIS} ms); a release grants the lock to the oldest registered waiter, which then holds it
  * without a further request. Its lease counts from the sending of the try that the release names (the grant came
- * after it), for the lease the registration asked for. A waiter whose own client holds the lock holds back its
- * first try for up to {@link #HOLD_BACK_NANOS}: that holder's release registers it ({@link #board}), in the same
- * script and counting from that release's sending, as if by its try.
+ * after it), for the lease the registration asked for. The default mode's first try is a plain {@code SET NX}
+ * while this client has not waited for the lock lately, and may take a lock whose holder expired ahead of its
+ * queue. In fair mode a waiter whose own client holds the lock holds back its first try for up to
+ * {@link #HOLD_BACK_NANOS}: that holder's release registers it ({@link #board}), in the same script and counting
+ * from that release's sending, as if by its try.
  *
  * <p>{@link #result} completes with the lease, with empty when the wait ran out, or exceptionally when Redis
  * failed. Cancelling it stops waiting; a lease granted at that moment is released.
@@ -31,16 +34,16 @@ import org.slf4j.LoggerFactory;
 final class Acquisition implements Notifier.Waiter {
     private static final Logger LOG = LoggerFactory.getLogger(Acquisition.class);
     private static final long ONE_MS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** Fair mode: how often a waiter renews its registration, well within {@link Scripts#REGISTRATION_LIFE_MS}. */
+    /** How often a queued waiter renews its registration, well within {@link Scripts#REGISTRATION_LIFE_MS}. */
     static final long REARM_MILLIS = 1_000;
     /**
-     * Fair mode: the longest lease a release grants a renewed waiter, so that a waiter that died after its last
-     * registration holds the lock briefly; the watchdog extends it to the full lease.
+     * Where waiters queue: the longest lease a release grants a renewed waiter, so that a waiter that died after its
+     * last registration holds the lock briefly; the watchdog extends it to the full lease.
      */
     static final long FAIR_GRANT_MILLIS = 5_000;
     /**
-     * Fair mode: how many tries' send times are kept. Tries are sequential, so a grant names the last try or the
-     * one before; a grant that reaches a waiter later than that is also seen by the waiter's own next try.
+     * Where waiters queue: how many tries' send times are kept. Tries are sequential, so a grant names the last try
+     * or the one before; a grant that reaches a waiter later than that is also seen by the waiter's own next try.
      */
     private static final int ARMS_KEPT = 4;
     /**
@@ -60,6 +63,8 @@ final class Acquisition implements Notifier.Waiter {
     private final long deadline;
     private final String token;
     private final boolean fair;
+    /** Whether waiters queue in Redis and releases grant to them ({@link RedisLock#queued}). */
+    private final boolean queued;
     private final long grantMillis;
 
     // Guarded by this.
@@ -75,7 +80,7 @@ final class Acquisition implements Notifier.Waiter {
     private boolean deferred;
     /** Whether a try was sent already: a waiter may then be registered, and leaves the waiters on acquiring. */
     private boolean tried;
-    /** Fair mode: when the last tries were sent, by try number modulo {@link #ARMS_KEPT}. */
+    /** Where waiters queue: when the last tries were sent, by try number modulo {@link #ARMS_KEPT}. */
     private final long[] armSentAt = new long[ARMS_KEPT];
     private int arms;
 
@@ -93,17 +98,18 @@ final class Acquisition implements Notifier.Waiter {
         this.deadline = client.ticker().read() + Math.max(waitNanos, 0);
         this.token = client.tokens().next();
         this.fair = lock.fair();
+        this.queued = lock.queued();
         this.grantMillis = renewing ? Math.min(leaseMillis, FAIR_GRANT_MILLIS) : leaseMillis;
     }
 
     Acquisition start() {
         client.track(this);
-        if (fair && waits) {
+        if (queued && waits) {
             client.notifier().register(token, this);
         }
         result.whenComplete((value, error) -> {
             client.untrack(this);
-            if (fair && waits) {
+            if (queued && waits) {
                 client.notifier().unregister(token);
             }
             if (error != null) {
@@ -150,13 +156,13 @@ final class Acquisition implements Notifier.Waiter {
             client.notifier().undefer(lock.keys(), this);
         }
         if (!joined) {
-            markAtSend = waits ? client.notifier().mark(lock.keys(), fair) : null;
+            markAtSend = waits ? client.notifier().mark(lock.keys(), queued) : null;
         }
         result.due();
         // A first try on a lock this client has not waited for lately is a plain SET NX, which costs Redis far less
         // than a script; where the key exists (held, or free with a fence to carry on), the script tries next.
         if (kind == Scripts.Try.FIRST && !fair && !lock.replicas().required()
-                && !client.notifier().waitedFor(lock.keys())) {
+                && !client.notifier().waitedFor(lock.keys(), queued)) {
             trySet(sentAt);
         } else {
             send(kind, arm, sentAt);
@@ -184,15 +190,15 @@ final class Acquisition implements Notifier.Waiter {
     private void send(Scripts.Try kind, int arm, long sentAt) {
         Replicas replicas = lock.replicas();
         try {
-            if (fair) {
-                client.scripts().acquireFair(lock.keys(), token, leaseMillis, kind, arm, grantMillis,
-                        client.instanceId()).whenComplete((reply, error) -> {
+            if (queued) {
+                client.scripts().acquireQueued(lock.keys(), token, leaseMillis, kind, arm, grantMillis,
+                        client.instanceId(), fair).whenComplete((reply, error) -> {
                             if (error != null) {
                                 fail(error, true);
-                            } else if ((Long) reply.get(0) == 1L) {
+                            } else if (Scripts.acquiredQueued(reply)) {
                                 onAcquired((Long) reply.get(1), (Long) reply.get(2), 0, sentAt);
                             } else {
-                                onHeld((Long) reply.get(1));
+                                onHeld(Scripts.holderTtl((Long) reply.get(0)));
                             }
                         });
             } else if (replicas.required()) {
@@ -265,7 +271,7 @@ final class Acquisition implements Notifier.Waiter {
             }
         }
         if (join) {
-            String channel = client.notifier().channel(lock.keys(), fair);
+            String channel = client.notifier().channel(lock.keys(), queued);
             CompletableFuture<Void> subscription = client.notifier().join(channel, this);
             if (client.notifier().unbroken(channel, markAtSend)) {
                 // Subscribed without a break since before the try was sent, and no release was heard since: wait,
@@ -305,7 +311,7 @@ final class Acquisition implements Notifier.Waiter {
             if (e != null) {
                 failure.addSuppressed(Errors.translate(e, lock.describe("release after too few acknowledgements")));
             }
-            client.notifier().wakeOne(lock.keys(), fair);
+            client.notifier().wakeOne(lock.keys(), queued);
             result.completeExceptionally(failure);
         });
     }
@@ -321,11 +327,6 @@ final class Acquisition implements Notifier.Waiter {
             cancelTimer();
             return true;
         }
-    }
-
-    @Override
-    public void granted(long fence, long sentAt) {
-        grant(fence, sentAt, leaseMillis, 0, null);
     }
 
     @Override
@@ -348,12 +349,12 @@ final class Acquisition implements Notifier.Waiter {
     }
 
     /**
-     * Makes the lease of a grant, once: in fair mode a release's announcement and this acquisition's own try may
-     * both report the same grant.
+     * Makes the lease of a grant, once: where waiters queue, a release's announcement and this acquisition's own try
+     * may both report the same grant.
      *
      * @param sentAt      when a request was sent that the grant came after
      * @param grantedMillis the lease the grant set, from then
-     * @param upcoming    fair mode: the tokens queued behind this one, if known
+     * @param upcoming    where waiters queue: the tokens queued behind this one, if known
      */
     private void grant(long fence, long sentAt, long grantedMillis, int acks, List<String> upcoming) {
         synchronized (this) {
@@ -408,14 +409,14 @@ final class Acquisition implements Notifier.Waiter {
      * A try goes out now, sent at {@code sentAt}, by this acquisition or by a release that registers it; guarded by
      * this.
      *
-     * @return the try's number in fair mode (its arm), else 0
+     * @return the try's number where waiters queue (its arm), else 0
      */
     private int sending(long sentAt) {
         inFlight = true;
         woken = false;
         cancelTimer();
         tried = true;
-        if (!fair) {
+        if (!queued) {
             return 0;
         }
         int arm = arms++;
@@ -441,7 +442,7 @@ final class Acquisition implements Notifier.Waiter {
             }
             arm = sending(sentAt);
         }
-        markAtSend = client.notifier().mark(lock.keys(), fair);
+        markAtSend = client.notifier().mark(lock.keys(), queued);
         return new String[] {token, Integer.toString(arm), Long.toString(grantMillis)};
     }
 
@@ -488,7 +489,7 @@ final class Acquisition implements Notifier.Waiter {
         long delay = holderTtlMillis > 0
                 ? TimeUnit.MILLISECONDS.toNanos(holderTtlMillis) + ONE_MS
                 : TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-        if (fair) {
+        if (queued) {
             delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(REARM_MILLIS));
         }
         if (!forever) {
@@ -499,7 +500,7 @@ final class Acquisition implements Notifier.Waiter {
 
     private void fail(Throwable error, boolean mayHaveAcquired) {
         LockException failure = Errors.translate(error, lock.describe("acquire"));
-        if (mayHaveAcquired && !(fair && waits)
+        if (mayHaveAcquired && !(queued && waits)
                 && (failure instanceof LockTimeoutException || failure instanceof LockConnectionException)) {
             // The script may have run although no answer came back: release by token so the lock is not held
             // until its lease ends by nobody. (A fair waiter does so when it leaves the queue.)
@@ -523,7 +524,7 @@ final class Acquisition implements Notifier.Waiter {
             registered = false;
         }
         if (wasJoined) {
-            client.notifier().leave(client.notifier().channel(lock.keys(), fair), this, passWake);
+            client.notifier().leave(client.notifier().channel(lock.keys(), queued), this, passWake);
         }
         if (deregister) {
             // A fair waiter that gives up leaves the server's queue; if a grant reached its token meanwhile, this

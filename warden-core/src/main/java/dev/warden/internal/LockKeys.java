@@ -12,17 +12,20 @@ record LockKeys(String lock) {
         return new LockKeys(prefix + "{" + escape(name) + "}");
     }
 
-    /** @return a sorted set of the tokens of waiting acquisitions, scored by when each registration expires */
+    /**
+     * @return where waiters do not queue (replica acknowledgements, quorum locks): a sorted set of the tokens of
+     *         waiting acquisitions, scored by when each registration expires
+     */
     String waiters() {
         return lock + ":w";
     }
 
-    /** @return fair mode's queue: a sorted set of the tokens of waiting acquisitions, by arrival */
+    /** @return the queue ({@link RedisLock#queued}): a sorted set of the tokens of waiting acquisitions, by arrival */
     String queue() {
         return lock + ":q";
     }
 
-    /** @return fair mode's registrations: a hash from each queued token to its liveness and grant */
+    /** @return the queue's registrations: a hash from each queued token to its liveness and grant */
     String registrations() {
         return lock + ":r";
     }
@@ -33,8 +36,8 @@ record LockKeys(String lock) {
     }
 
     /**
-     * @return fair mode's channel for the waiters of one client, on which a release grants them the lock, so that
-     *         a grant reaches only the client it names (release-fair.lua appends ":" and the id to the channel)
+     * @return the channel for the queued waiters of one client, on which a release grants them the lock, so that
+     *         a grant reaches only the client it names (release-queued.lua appends ":" and the id to the channel)
      */
     String grantChannel(String clientId) {
         return lock + ":c:" + clientId;

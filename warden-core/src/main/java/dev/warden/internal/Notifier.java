@@ -23,10 +23,11 @@ import org.slf4j.LoggerFactory;
  * Wake-ups for waiters: one pub/sub connection per client (opened on the first wait), one subscription per lock
  * name with local waiters (kept for {@link #LINGER_MILLIS} after the last one leaves, since a lock that was waited
  * for is likely to be again), and a local FIFO queue per name. A release message wakes only the head of the queue, so
- * a release costs one retry per client rather than one per waiting thread. In fair mode a release grants the lock
- * to one waiter and names its token ({@code "<token>:<fence>:<arm>"}) on a channel of that waiter's client alone
- * ({@link LockKeys#grantChannel}); that waiter is found by its token. It also keeps which lease of this client holds
- * a fair lock, so that a waiter that comes meanwhile can be registered by that lease's release ({@link #defer}).
+ * a release costs one retry per client rather than one per waiting thread. Where waiters queue in Redis
+ * ({@link RedisLock#queued}) a release grants the lock to one waiter and names its token
+ * ({@code "<token>:<fence>:<arm>"}) on a channel of that waiter's client alone ({@link LockKeys#grantChannel});
+ * that waiter is found by its token. In fair mode it also keeps which lease of this client holds a lock, so that a
+ * waiter that comes meanwhile can be registered by that lease's release ({@link #defer}).
  */
 final class Notifier extends RedisPubSubAdapter<String, String> implements RedisConnectionStateListener {
     private static final Logger LOG = LoggerFactory.getLogger(Notifier.class);
@@ -35,11 +36,8 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     interface Waiter {
         void wake();
 
-        /** Stops trying until {@link #granted} or {@link #unreserve}; false if it cannot be reserved now. */
+        /** Stops trying until {@link #takeOver} or {@link #unreserve}; false if it cannot be reserved now. */
         boolean reserve();
-
-        /** A release of this client handed over the lock: the request that did so was sent at {@code sentAt}. */
-        void granted(long fence, long sentAt);
 
         /**
          * A holder of this client passes the lock on without a request, at ticker time {@code now}; called with
@@ -56,7 +54,7 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         }
 
         /**
-         * Fair mode: a release granted the lock to this waiter's token, as registered by its attempt number
+         * Where waiters queue: a release granted the lock to this waiter's token, as registered by its attempt number
          * {@code arm}; the grant was made after that attempt was sent. {@code upcoming} lists the first tokens
          * queued behind it, where a release of this client made the grant, else it is null. Quorum locks are
          * never fair.
@@ -84,10 +82,6 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         String token();
 
         long leaseMillis();
-    }
-
-    /** A reserved head waiter and the size of the queue it heads. */
-    record Candidate(Waiter waiter, int queued) {
     }
 
     /** How long a channel stays subscribed after its last local waiter left: the next one needs no SUBSCRIBE. */
@@ -158,22 +152,25 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         return c.subscription;
     }
 
-    /** @return the channel this client's waiters of a lock listen on: the lock's, or in fair mode their own */
-    String channel(LockKeys keys, boolean fair) {
-        return fair ? keys.grantChannel(instanceId) : keys.channel();
+    /**
+     * @return the channel this client's waiters of a lock listen on: the lock's, or where waiters queue in Redis
+     *         ({@link RedisLock#queued}) their client's own
+     */
+    String channel(LockKeys keys, boolean queued) {
+        return queued ? keys.grantChannel(instanceId) : keys.channel();
     }
 
     /**
-     * @return whether a default-mode waiter of this client waited for the lock lately: its channel is subscribed,
-     *         or lingers after its last waiter left
+     * @return whether a waiter of this client waited for the lock lately: its channel is subscribed, or lingers
+     *         after its last waiter left
      */
-    boolean waitedFor(LockKeys keys) {
-        return listened(keys, false) != null;
+    boolean waitedFor(LockKeys keys, boolean queued) {
+        return listened(keys, queued) != null;
     }
 
     /** Marks the state of the lock's channel (see {@link #channel}) if it is subscribed now, else returns null. */
-    Mark mark(LockKeys keys, boolean fair) {
-        String channel = listened(keys, fair);
+    Mark mark(LockKeys keys, boolean queued) {
+        String channel = listened(keys, queued);
         return channel == null ? null : markSubscribed(channel);
     }
 
@@ -181,11 +178,11 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
      * @return the lock's channel if this client listens on it, else null; without the notifier's lock, and without
      *         even naming the channel while no lock of this client has a waiter (the uncontended case)
      */
-    private String listened(LockKeys keys, boolean fair) {
+    private String listened(LockKeys keys, boolean queued) {
         if (channels.isEmpty()) {
             return null;
         }
-        String channel = channel(keys, fair);
+        String channel = channel(keys, queued);
         return channels.containsKey(channel) ? channel : null;
     }
 
@@ -245,7 +242,7 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         unsubscribe(name);
     }
 
-    /** Fair mode: makes a waiter findable by its token, before its first attempt is sent. */
+    /** Where waiters queue: makes a waiter findable by its token, before its first attempt is sent. */
     void register(String token, Waiter waiter) {
         byToken.put(token, waiter);
     }
@@ -255,7 +252,7 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     }
 
     /**
-     * Fair mode: passes a grant to the waiter of this client with that token.
+     * Where waiters queue: passes a grant to the waiter of this client with that token.
      *
      * @param upcoming the first tokens queued behind it, if known (a release of this client made the grant)
      * @return false if no waiter of this client has that token any more
@@ -269,31 +266,29 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         return true;
     }
 
-    /** Fair mode: the waiter of this client with that token, or null. */
+    /** Where waiters queue: the waiter of this client with that token, or null. */
     Waiter waiting(String token) {
         return byToken.get(token);
     }
 
     /**
-     * Reserves the head waiter of a default-mode lock for a direct handover, if there is one that can be reserved
-     * now.
+     * Reserves the head waiter of a default-mode lock in this client for a local handover, if there is one that can
+     * be reserved now.
      */
-    Candidate reserveHead(LockKeys keys) {
-        String channel = listened(keys, false);
+    Waiter reserveHead(LockKeys keys) {
+        String channel = listened(keys, true);
         if (channel == null) {
             return null;
         }
         Waiter head;
-        int queued;
         synchronized (this) {
             Channel c = channels.get(channel);
             if (c == null || c.queue.isEmpty()) {
                 return null;
             }
             head = c.queue.peekFirst();
-            queued = c.queue.size();
         }
-        return head.reserve() ? new Candidate(head, queued) : null;
+        return head.reserve() ? head : null;
     }
 
     /**
@@ -416,8 +411,8 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     }
 
     /** Wakes the head waiter of a lock, if any: a local lease ended, or a release of it found no waiter. */
-    void wakeOne(LockKeys keys, boolean fair) {
-        String channel = listened(keys, fair);
+    void wakeOne(LockKeys keys, boolean queued) {
+        String channel = listened(keys, queued);
         if (channel == null) {
             return;
         }
@@ -467,7 +462,7 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     @Override
     public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress address) {
         // Messages published while disconnected were lost: every head waiter retries after a reconnect, and so
-        // does every fair waiter, since any of them may have been granted the lock meanwhile.
+        // does every queued waiter, since any of them may have been granted the lock meanwhile.
         List<Waiter> heads = new ArrayList<>(byToken.values());
         synchronized (this) {
             for (Channel c : channels.values()) {

@@ -233,11 +233,6 @@ final class QuorumAcquisition implements Notifier.Waiter {
     }
 
     @Override
-    public void granted(long fence, long sentAt) {
-        throw new IllegalStateException("a quorum acquisition is never reserved");
-    }
-
-    @Override
     public void unreserve() {
         wake();
     }

@@ -5,7 +5,7 @@ import dev.warden.LockException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -141,49 +141,43 @@ final class RedisLease extends LeaseBase {
         if (lock.fair()) {
             return releaseFair(client);
         }
-        // A waiter of this client heads the queue: the release script may hand it the lock directly, saving its
-        // acquire round trip, unless another client waits too.
-        Notifier.Candidate next = client.notifier().reserveHead(keys);
-        Boolean handed = next == null ? null : handOverLocally(client, next.waiter());
-        if (handed != null) {
-            return handed;
+        if (lock.queued()) {
+            return handOverOrGrant(client);
         }
-        if (next == null) {
-            long status;
-            try {
-                status = client.await(client.scripts().release(keys, token, client.instanceId()),
-                        lock.describe("release"));
-            } catch (LockException e) {
-                released();
-                throw e;
-            }
-            if (status == 1L) {
-                released();
-            } else {
-                lose("it was found expired or taken on release");
-            }
-            client.notifier().wakeOne(keys, false);
-            return status == 1L;
+        // Replica acknowledgements: waiters do not queue, and none can take a lease over (Acquisition#reserve).
+        long status;
+        try {
+            status = client.await(client.scripts().release(keys, token, client.instanceId()),
+                    lock.describe("release"));
+        } catch (LockException e) {
+            released();
+            throw e;
         }
-        return releaseTo(client, next.waiter(), next.queued());
+        if (status == 1L) {
+            released();
+        } else {
+            lose("it was found expired or taken on release");
+        }
+        client.notifier().wakeOne(keys, false);
+        return status == 1L;
     }
 
     /**
      * Passes the lock to a reserved waiter of this client without waiting for Redis: the waiter's lease keeps this
      * lease's token and deadline, and the watchdog renews it from there; this release then waits for one request
-     * that removes the waiter's registration and says whether Redis still held the token. Only while the lease has
-     * at least half of it left, so that the key surely still holds it unless Redis lost it (which that request
-     * then reports), and only for renewed leases of the same length, which is what the waiter asked for. Other clients' waiters are not
-     * known here, so at most {@value #MAX_LOCAL_HANDOVERS} handovers in a row, within {@link #LOCAL_RUN_NANOS} of
-     * the first of them, go this way; then a release goes to Redis, which gives other clients their chance.
+     * that removes the waiter's registration and says whether Redis still held the token. Only while enough of the
+     * lease is left ({@link #halfLeft}), so that the key surely still holds it unless Redis lost it (which that
+     * request then reports), and only for renewed leases of the same length, which is what the waiter asked for.
+     * Other clients' waiters are not known here, so at most {@value #MAX_LOCAL_HANDOVERS} handovers in a row, within
+     * {@link #LOCAL_RUN_NANOS} of the first of them, go this way; then a release goes to Redis, which gives other
+     * clients their turn.
      *
+     * @param now when, by the ticker, {@link #mayHandOver} allowed it
      * @return null if the waiter did not take the lock over (release through Redis), else this release's result
      *         ({@link #settleHandover})
      */
-    private Boolean handOverLocally(RedisLockClient client, Notifier.Waiter waiter) {
-        long now = client.ticker().read();
-        if (!renewing || handovers >= MAX_LOCAL_HANDOVERS || (handovers > 0 && now - handedFrom > LOCAL_RUN_NANOS)
-                || deadline() - now < leaseNanos() / 2 || waiter.leaseMillis() != leaseMillis) {
+    private Boolean handOverLocally(RedisLockClient client, Notifier.Waiter waiter, long now) {
+        if (waiter.leaseMillis() != leaseMillis) {
             return null;
         }
         RedisLease successor;
@@ -199,13 +193,50 @@ final class RedisLease extends LeaseBase {
         return settleHandover(client, successor, check);
     }
 
+    /** Whether the default mode's bounds on local handovers let this lease pass the lock on locally now. */
+    private boolean mayHandOver(long now) {
+        return renewing && handovers < MAX_LOCAL_HANDOVERS && (handovers == 0 || now - handedFrom <= LOCAL_RUN_NANOS)
+                && halfLeft(now);
+    }
+
+    /**
+     * Whether at least half of the lease a grant sets is left by the local clock, so that the key surely still holds
+     * the token unless Redis lost it: a release grants a renewed waiter at most
+     * {@link Acquisition#FAIR_GRANT_MILLIS} until the watchdog's first renewal, so half of that.
+     */
+    private boolean halfLeft(long now) {
+        long granted = Math.min(leaseNanos(), TimeUnit.MILLISECONDS.toNanos(Acquisition.FAIR_GRANT_MILLIS));
+        return deadline() - now >= granted / 2;
+    }
+
+    /**
+     * The default mode's release where waiters queue in Redis ({@link RedisLock#queued}): a local handover to the
+     * head waiter of this client within the bounds of {@link #handOverLocally}, whose settling script also removes
+     * the waiter's registration from the queue; else a release through Redis, which grants the lock to the oldest
+     * waiter of any client, so that after at most {@value #MAX_LOCAL_HANDOVERS} local handovers the others get
+     * their turn in the order they came.
+     */
+    private boolean handOverOrGrant(RedisLockClient client) {
+        long now = client.ticker().read();
+        Notifier.Waiter waiter = mayHandOver(now) ? client.notifier().reserveHead(keys) : null;
+        if (waiter != null) {
+            Boolean handed = handOverLocally(client, waiter, now);
+            if (handed != null) {
+                return handed;
+            }
+            // It could not take a lease over (it asked for another lease, or none renewed): it tries again, and the
+            // release below may grant it the lock in its turn.
+            waiter.unreserve();
+        }
+        return releaseGranting(client);
+    }
+
     /**
      * Sends the request that settles a local handover into {@code check}, before the new holder gets its lease:
      * requests on the one connection run in order, so the new holder's own release cannot reach Redis first and
      * make the key look lost.
      */
-    private static <T> void sendCheck(CompletableFuture<T> check,
-                                      java.util.function.Supplier<CompletableFuture<T>> request) {
+    private static <T> void sendCheck(CompletableFuture<T> check, Supplier<CompletableFuture<T>> request) {
         try {
             request.get().whenComplete((reply, e) -> {
                 if (e != null) {
@@ -257,43 +288,6 @@ final class RedisLease extends LeaseBase {
     }
 
     /**
-     * Releases, handing the lock to a reserved waiter of this client if no other client waits. The reply settles
-     * the waiter on the thread that reads it, so that the new holder wakes at once, not after this thread has;
-     * if no reply comes, the failure settles it instead, whichever is first.
-     */
-    private boolean releaseTo(RedisLockClient client, Notifier.Waiter waiter, int queued) {
-        long sentAt = client.ticker().read();
-        AtomicBoolean settled = new AtomicBoolean();
-        long status;
-        try {
-            status = client.await(client.scripts().releaseTo(keys, token, client.instanceId(), waiter.token(),
-                    waiter.leaseMillis(), queued).thenApply(reply -> {
-                        if (settled.compareAndSet(false, true)) {
-                            if (Scripts.handedOver(reply)) {
-                                released();
-                                waiter.granted(Scripts.handedFence(reply), sentAt);
-                            } else {
-                                waiter.unreserve();
-                            }
-                        }
-                        return reply;
-                    }), lock.describe("release"));
-        } catch (LockException e) {
-            released();
-            if (settled.compareAndSet(false, true)) {
-                waiter.unreserve();
-            }
-            throw e;
-        }
-        if (status == 0L) {
-            lose("it was found expired or taken on release");
-            return false;
-        }
-        released();
-        return true;
-    }
-
-    /**
      * Fair mode: if the waiter that heads the queue is of this client, it takes the lock over without a request,
      * as in the default mode's local handover and under the same conditions, but with no bound on how many in a
      * row: it is the next waiter in Redis's order, so nobody is passed over. This release then waits for a script
@@ -311,10 +305,7 @@ final class RedisLease extends LeaseBase {
         }
         String next = queued.get(0);
         long now = client.ticker().read();
-        // As for the default mode's handover, at least half the lease left, but of the lease a grant sets: a
-        // release grants a renewed waiter at most FAIR_GRANT_MILLIS, until the watchdog's first renewal.
-        long granted = Math.min(leaseNanos(), TimeUnit.MILLISECONDS.toNanos(Acquisition.FAIR_GRANT_MILLIS));
-        if (deadline() - now < granted / 2) {
+        if (!halfLeft(now)) {
             return null;
         }
         Notifier.Waiter waiter = client.notifier().waiting(next);
@@ -348,9 +339,14 @@ final class RedisLease extends LeaseBase {
         if (passed != null) {
             return passed;
         }
+        return releaseGranting(client);
+    }
+
+    /** A release through Redis where waiters queue: the script grants the lock to the oldest waiter, and tells it. */
+    private boolean releaseGranting(RedisLockClient client) {
         long status;
         try {
-            status = client.await(lock.releaseFair(token, client.notifier().board(keys, token)),
+            status = client.await(lock.releaseQueued(token, client.notifier().board(keys, token)),
                     lock.describe("release"));
         } catch (LockException e) {
             released();
@@ -389,7 +385,7 @@ final class RedisLease extends LeaseBase {
                 LOG.warn("could not release abandoned lease of lock '{}'; it expires after {} ms: {}",
                         lock.name(), leaseMillis, Errors.unwrap(error).toString());
             } else {
-                lock.client().notifier().wakeOne(keys, lock.fair());
+                lock.client().notifier().wakeOne(keys, lock.queued());
             }
             return null;
         });
@@ -410,7 +406,7 @@ final class RedisLease extends LeaseBase {
         if (lock.fair()) {
             lock.client().notifier().ended(keys, token);
         }
-        lock.client().notifier().wakeOne(keys, lock.fair());
+        lock.client().notifier().wakeOne(keys, lock.queued());
     }
 
     /** Clock-rate drift between this machine and Redis: 1 % of the lease plus 2 ms, as Redlock does. */

@@ -23,6 +23,7 @@ final class RedisLock extends LockBase {
     private final LockKeys keys;
     private final Replicas replicas;
     private final boolean fair;
+    private final boolean queued;
 
     RedisLock(RedisLockClient client, String name, Replicas replicas) {
         this.client = client;
@@ -30,33 +31,43 @@ final class RedisLock extends LockBase {
         this.keys = LockKeys.of(client.config().keyPrefix(), name);
         this.replicas = replicas;
         this.fair = client.config().fair();
+        this.queued = fair || !replicas.required();
     }
 
-    /** @return whether this lock grants in arrival order across clients (fair mode) */
+    /** @return whether this lock grants in strict arrival order, also within a client (fair mode) */
     boolean fair() {
         return fair;
     }
 
     /**
-     * Releases the lock if this token holds it, in this lock's mode. In fair mode this also takes the token out of
-     * the queue, and a grant to a waiter of this client is passed to that waiter here (the script announces only
-     * grants to other clients).
-     *
-     * @return completes with 1 when released, 0 when the token did not hold the lock, 3 when fair mode granted it
-     *         to the next waiter
+     * @return whether this lock's waiters queue in Redis and a release grants the lock to the oldest of them: in
+     *         fair mode, and in the default mode unless grants need replica acknowledgements (a grant made inside
+     *         a release could not wait for them), where a release wakes the waiters to try again instead
      */
-    CompletableFuture<Long> release(String token) {
-        if (!fair) {
-            return client.scripts().release(keys, token, client.instanceId());
-        }
-        return releaseFair(token, List.of());
+    boolean queued() {
+        return queued;
     }
 
     /**
-     * Fair mode: releases by token, registering first the waiters of this client that were held back for this
-     * lease ({@link Notifier#board}); each is told whether the script ran.
+     * Releases the lock if this token holds it, in this lock's mode. Where waiters queue ({@link #queued}) this also
+     * takes the token out of the queue, and a grant to a waiter of this client is passed to that waiter here (the
+     * script announces only grants to other clients).
+     *
+     * @return completes with 1 when released, 0 when the token did not hold the lock, 3 when it granted it
+     *         to the next waiter
      */
-    CompletableFuture<Long> releaseFair(String token, List<Notifier.Waiter> held) {
+    CompletableFuture<Long> release(String token) {
+        if (!queued) {
+            return client.scripts().release(keys, token, client.instanceId());
+        }
+        return releaseQueued(token, List.of());
+    }
+
+    /**
+     * Releases by token where waiters queue, registering first the waiters of this client that fair mode held back
+     * for this lease ({@link Notifier#board}); each is told whether the script ran.
+     */
+    CompletableFuture<Long> releaseQueued(String token, List<Notifier.Waiter> held) {
         List<Notifier.Waiter> riders = new ArrayList<>(held.size());
         List<String> args = board(held, riders);
         // Without an answer the lease's hold-back ends and every rider tries on its own.
@@ -66,7 +77,7 @@ final class RedisLock extends LockBase {
         };
         CompletableFuture<List<Object>> reply;
         try {
-            reply = client.scripts().releaseFair(keys, token, client.instanceId(), args);
+            reply = client.scripts().releaseQueued(keys, token, client.instanceId(), args);
         } catch (RuntimeException e) {
             failed.run();
             throw e;
@@ -77,14 +88,14 @@ final class RedisLock extends LockBase {
             }
         }).thenApply(list -> {
             long status = (Long) list.get(0);
-            if (status == 3L) {
+            if (status == 3L && list.size() > 1) {
                 String granted = (String) list.get(2);
                 List<String> upcoming = list.size() > 4 ? Scripts.tokens(list.get(4)) : null;
                 if (!client.notifier().assigned(granted, (Long) list.get(1), (Long) list.get(3), upcoming)
                         && upcoming != null) {
                     // Granted to a token of this client that no longer waits (it gave up, or took the lock over
                     // locally and its registration outlived a failed removal): pass the lock on.
-                    releaseFair(granted, List.of()).whenComplete((ignored, e) -> {
+                    releaseQueued(granted, List.of()).whenComplete((ignored, e) -> {
                         if (e != null) {
                             LOG.debug("passing on a grant of '{}' to a gone waiter failed: {}", name, e.toString());
                         }
@@ -170,16 +181,16 @@ final class RedisLock extends LockBase {
 
     @Override
     public LockInfo inspect() {
-        List<Object> reply = client.await(client.scripts().inspect(keys, fair), describe("inspect"));
+        List<Object> reply = client.await(client.scripts().inspect(keys, queued), describe("inspect"));
         return new LockInfo(name, (Long) reply.get(0) == 1L, Duration.ofMillis((Long) reply.get(1)),
                 (Long) reply.get(2), ((Long) reply.get(3)).intValue());
     }
 
     @Override
     public OptionalLong forceRelease() {
-        long reply = client.await(client.scripts().forceRelease(keys, client.instanceId(), fair),
+        long reply = client.await(client.scripts().forceRelease(keys, client.instanceId(), queued),
                 describe("forced release"));
-        client.notifier().wakeOne(keys, fair);
+        client.notifier().wakeOne(keys, queued);
         return Scripts.removedFence(reply);
     }
 

@@ -18,7 +18,7 @@ import java.util.function.Function;
 final class Scripts {
     /** How long a released lock keeps its last fencing token: one day. */
     static final long FENCE_RETENTION_MS = 24L * 60 * 60 * 1000;
-    /** Fair mode: how long a waiter's registration lives unless the waiter renews it. */
+    /** Where waiters queue: how long a waiter's registration lives unless the waiter renews it. */
     static final long REGISTRATION_LIFE_MS = 3_000;
 
     private static final String LIFE = Long.toString(REGISTRATION_LIFE_MS);
@@ -27,9 +27,9 @@ final class Scripts {
     private final Link link;
     private final String publish;
     private final Script acquire = Script.load("acquire");
-    private final Script acquireFair = Script.load("acquire-fair");
+    private final Script acquireQueued = Script.load("acquire-queued");
     private final Script release = Script.load("release");
-    private final Script releaseFair = Script.load("release-fair", "board");
+    private final Script releaseQueued = Script.load("release-queued", "board");
     private final Script consumeFair = Script.load("consume-fair", "board");
     private final Script handed = Script.load("handed");
     private final Script renew = Script.load("renew");
@@ -88,6 +88,11 @@ final class Scripts {
                 token, Long.toString(leaseMillis), kind.arg, "1");
     }
 
+    /** @return whether an {@link #acquireQueued} reply says the lock was acquired */
+    static boolean acquiredQueued(List<Object> reply) {
+        return reply.size() > 1;
+    }
+
     /** @return whether an {@link #acquire} reply says the lock was acquired; the reply is then the fence, or 0 */
     static boolean acquired(long reply) {
         return reply >= 0;
@@ -112,27 +117,17 @@ final class Scripts {
     }
 
     /**
-     * After a local handover in the default mode: removes the waiter's registration and returns 1 if the key
-     * still holds the holder's token (which the waiter now uses), else 0.
+     * After a local handover in the default mode: removes the waiter's registration from the queue and returns 1 if
+     * the key still holds the holder's token (which the waiter now uses), else 0.
      */
     CompletableFuture<Long> handed(LockKeys keys, String holder, String waiter) {
-        return runInOrder(handed, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()}, holder,
-                waiter);
+        return runInOrder(handed, ScriptOutputType.INTEGER,
+                new String[] {keys.lock(), keys.queue(), keys.registrations()}, holder, waiter);
     }
 
     /** @return the holder's remaining TTL in ms from an {@link #acquire} reply that did not acquire (-1: none) */
     static long holderTtl(long reply) {
         return -1 - reply;
-    }
-
-    /** @return whether a {@link #releaseTo} reply says the lock went to the waiter */
-    static boolean handedOver(long reply) {
-        return reply < 0 || reply == 2;
-    }
-
-    /** @return the waiter's fence from a {@link #releaseTo} reply that handed the lock over, 0 if it has none */
-    static long handedFence(long reply) {
-        return Math.max(-reply, 0);
     }
 
     /** @return the removed holder's fence from a {@link #forceRelease} reply (0 if it had none), empty if free */
@@ -141,20 +136,23 @@ final class Scripts {
     }
 
     /**
-     * Fair mode's acquire: a waiter joins the lock's queue, and a free lock goes to the queue's oldest live waiter.
-     * Returns {1, fence, ms left} when acquired, also when a release granted the lock to this token already;
-     * {0, holder's PTTL} when held, and {0, -1} when the lock is free but older waiters come first.
+     * The acquire where waiters queue ({@link RedisLock#queued}): a waiter joins the lock's queue, and a free lock
+     * goes to the queue's oldest live waiter. Returns {1, fence or 0, ms left} when acquired, also when a release
+     * granted the lock to this token already ({@link #acquiredQueued}); else, as a list of one (the script answers
+     * with a plain integer, which costs Redis far less), what {@link #holderTtl} reads: the holder's TTL, or -1 when
+     * the lock is free but older waiters come first.
      *
      * @param arm         the number of this attempt, which a release that grants the lock names
      * @param grantMillis the lease a release grants this waiter
      * @param clientId    the calling client's id: a release by the same client announces no grant to it
+     * @param fenced      whether to issue a fence even where the key is missing (fair mode does)
      */
-    CompletableFuture<List<Object>> acquireFair(LockKeys keys, String token, long leaseMillis, Try kind,
-                                                int arm, long grantMillis, String clientId) {
-        return run(acquireFair, ScriptOutputType.MULTI,
+    CompletableFuture<List<Object>> acquireQueued(LockKeys keys, String token, long leaseMillis, Try kind,
+                                                int arm, long grantMillis, String clientId, boolean fenced) {
+        return run(acquireQueued, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.queue(), keys.registrations()},
                 token, Long.toString(leaseMillis), kind.arg, Integer.toString(arm), Long.toString(grantMillis),
-                LIFE, clientId);
+                LIFE, clientId, fenced ? "1" : "0");
     }
 
     /** Returns 1 when released, 0 when the token no longer owned the lock. */
@@ -164,26 +162,16 @@ final class Scripts {
     }
 
     /**
-     * Releases, handing the lock to a waiter of this client if no other client waits: returns minus the new fence
-     * when handed over, 2 when handed over by a holder that had no fence (nor has the new one), else as
-     * {@link #release}; {@link #handedOver} and {@link #handedFence} read it.
+     * The release where waiters queue: also removes the token from the queue (for a waiter that gives up), registers
+     * waiters of this client (the releasing one, whose id is {@code message}) behind the queue, and grants the lock
+     * to the oldest live waiter. {@code riders} holds a token, an arm and a grant in ms per waiter to register, or nothing.
+     * Returns {1} when released, {0} when the token no longer owned the lock, {3} when granted to a waiter of another
+     * client (the script answers these with a plain integer, which costs Redis far less than a list, and it arrives
+     * as a list of one), and {3, fence, its token, its attempt number, the first (up to 8) tokens queued behind it}
+     * when granted to a waiter of this client.
      */
-    CompletableFuture<Long> releaseTo(LockKeys keys, String token, String message, String nextToken,
-                                      long nextLeaseMillis, int localWaiters) {
-        return run(release, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
-                token, RETENTION, keys.channel(), message, publish, nextToken, Long.toString(nextLeaseMillis),
-                Integer.toString(localWaiters));
-    }
-
-    /**
-     * Fair mode's release: also removes the token from the queue (for a waiter that gives up), registers waiters of
-     * this client (the releasing one, whose id is {@code message}) behind the queue, and grants the lock to the
-     * oldest live waiter. {@code riders} holds a token, an arm and a grant in ms per waiter to register, or nothing.
-     * Returns {1, 0} when released, {0, 0} when the token no longer owned the lock, and {3, fence, its token, its
-     * attempt number} when granted, with the first (up to 8) tokens queued behind it after them when the waiter is
-     * of this client.
-     */
-    CompletableFuture<List<Object>> releaseFair(LockKeys keys, String token, String message, List<String> riders) {
+    CompletableFuture<List<Object>> releaseQueued(LockKeys keys, String token, String message,
+                                                  List<String> riders) {
         String[] args = new String[riders.isEmpty() ? 5 : 6 + riders.size()];
         args[0] = token;
         args[1] = RETENTION;
@@ -196,13 +184,13 @@ final class Scripts {
                 args[6 + i] = riders.get(i);
             }
         }
-        return run(releaseFair, ScriptOutputType.MULTI,
+        return run(releaseQueued, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.waiters(), keys.queue(), keys.registrations()}, args);
     }
 
     /**
      * Fair mode, after a waiter of this client took the lock over from {@code holder} without a request (keeping
-     * that token): removes the waiter's registration, registers {@code riders} (as {@link #releaseFair} does) and
+     * that token): removes the waiter's registration, registers {@code riders} (as {@link #releaseQueued} does) and
      * returns {1, the first (up to 8) tokens of the queue} if the key still holds the token, else {0, {}}.
      */
     CompletableFuture<List<Object>> consumeFair(LockKeys keys, String holder, String waiter, String clientId,
@@ -247,7 +235,7 @@ final class Scripts {
         return run(raiseFence, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token, Long.toString(fence));
     }
 
-    /** Returns {held, remaining ms, last fence, live waiter registrations}, counting fair mode's if asked. */
+    /** Returns {held, remaining ms, last fence, live waiter registrations}, counting the queue's if asked. */
     CompletableFuture<List<Object>> inspect(LockKeys keys, boolean fair) {
         return run(inspect, ScriptOutputType.MULTI, fair
                 ? new String[] {keys.lock(), keys.waiters(), keys.registrations()}

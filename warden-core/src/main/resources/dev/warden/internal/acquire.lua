@@ -1,4 +1,5 @@
--- Acquire a lock in one atomic step (fair mode has acquire-fair.lua).
+-- Acquire a lock in one atomic step where waiters do not queue: with replica acknowledgements, and on a quorum's
+-- servers (acquire-queued.lua otherwise).
 -- KEYS[1] lock key: "<fence>:<token>" while held (PX lease), with an empty fence until one is issued (fence.lua);
 -- "<fence>" while free (PX retention), or no key when no fence was issued since the key was last missing.
 -- KEYS[2] waiters: a sorted set of waiting tokens scored by when their registration expires (server ms).

@@ -1,6 +1,6 @@
--- Prepended to release-fair.lua and consume-fair.lua: registers waiters of one client that were held back for its
+-- Prepended to release-queued.lua and consume-fair.lua: registers waiters of one client that were held back for its
 -- lease at the queue's tail, in their order, behind everyone already waiting.
--- queue, registrations: fair mode's keys (see acquire-fair.lua); now: a TIME reply; life: how long a registration
+-- queue, registrations: the queue's keys (see acquire-queued.lua); now: a TIME reply; life: how long a registration
 -- lives (ms); first: the index in ARGV of the first waiter's token, each waiter being a token, an arm and a grant
 -- in ms; client: the waiters' client id.
 local function board(queue, registrations, now, life, first, client)

@@ -2,7 +2,7 @@
 -- (the waiter headed the queue). Removes its registration, registers behind the queue the waiters of that client
 -- held back for the holder, and lists the queue's first waiters, so that the new holder knows whether it may pass
 -- the lock on the same way.
--- KEYS[1] lock key, KEYS[2] queue, KEYS[3] registrations (see acquire-fair.lua); ARGV[1] the holder's token (the
+-- KEYS[1] lock key, KEYS[2] queue, KEYS[3] registrations (see acquire-queued.lua); ARGV[1] the holder's token (the
 -- key's), ARGV[2] the token of the waiter that took over, ARGV[3] the client's id, ARGV[4] how long a registration
 -- lives, then per waiter to register its token, arm and grant ms.
 -- Returns {1, the first (up to 8) tokens of the queue} if the key still holds the token, else {0, {}}; the

@@ -1,7 +1,8 @@
 -- Release a lock whoever holds it, keeping its fencing counter, and wake any waiter.
--- KEYS[1] lock key, KEYS[2] waiters (default mode) or queue (fair mode), KEYS[3] fair mode's registrations;
+-- KEYS[1] lock key, KEYS[2] waiters (see acquire.lua) or the queue (see acquire-queued.lua), KEYS[3] with the
+-- queue, its registrations;
 -- ARGV[1] fence retention ms, ARGV[2] channel, ARGV[3] message, ARGV[4] the publish command: PUBLISH or SPUBLISH.
--- Fair waiters listen on their client's own channel ("<channel>:<client id>"): each client with a registration
+-- Queued waiters listen on their client's own channel ("<channel>:<client id>"): each client with a registration
 -- is woken there.
 -- Returns the removed holder's fence, -1 if it had none (the key goes), or 0 if the lock was free.
 local current = redis.call('GET', KEYS[1])

@@ -1,5 +1,6 @@
 -- Read a lock's state atomically.
--- KEYS[1] lock key, KEYS[2] waiters; in fair mode KEYS[3], the registrations of the queue (see acquire.lua).
+-- KEYS[1] lock key, KEYS[2] waiters; where waiters queue KEYS[3], the registrations of the queue (see
+-- acquire-queued.lua).
 -- Returns {held 0/1, remaining ms of the holder's lease or 0, last fence or 0 (also while the holder has none
 -- yet), live waiter registrations}.
 if redis.replicate_commands then redis.replicate_commands() end
