@@ -319,7 +319,8 @@ final class Acquisition implements Notifier.Waiter {
     @Override
     public boolean reserve() {
         synchronized (this) {
-            // A grant by handover carries no acknowledgement count, so locks that need one take the usual path.
+            // A handover carries no acknowledgement count, so locks that need one never take it (their waiters do
+            // not queue, and nobody asks them).
             if (result.isDone() || inFlight || reserved || !joined || lock.replicas().required()) {
                 return false;
             }

@@ -236,18 +236,18 @@ final class Scripts {
     }
 
     /** Returns {held, remaining ms, last fence, live waiter registrations}, counting the queue's if asked. */
-    CompletableFuture<List<Object>> inspect(LockKeys keys, boolean fair) {
-        return run(inspect, ScriptOutputType.MULTI, fair
+    CompletableFuture<List<Object>> inspect(LockKeys keys, boolean queued) {
+        return run(inspect, ScriptOutputType.MULTI, queued
                 ? new String[] {keys.lock(), keys.waiters(), keys.registrations()}
                 : new String[] {keys.lock(), keys.waiters()});
     }
 
     /**
      * Returns the removed holder's fence, -1 if it had none, or 0 if the lock was free ({@link #removedFence} reads
-     * it); wakes the waiters of either mode.
+     * it); wakes the waiters, queued ({@link RedisLock#queued}) or not.
      */
-    CompletableFuture<Long> forceRelease(LockKeys keys, String message, boolean fair) {
-        return run(forceRelease, ScriptOutputType.INTEGER, fair
+    CompletableFuture<Long> forceRelease(LockKeys keys, String message, boolean queued) {
+        return run(forceRelease, ScriptOutputType.INTEGER, queued
                 ? new String[] {keys.lock(), keys.queue(), keys.registrations()}
                 : new String[] {keys.lock(), keys.waiters()},
                 RETENTION, keys.channel(), message, publish);
