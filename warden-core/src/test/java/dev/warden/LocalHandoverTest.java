@@ -74,8 +74,7 @@ class LocalHandoverTest extends RedisTestSupport {
         assertThat(scriptCalls() - scripts).isEqualTo(2);
         assertThat(client.lock(name).inspect().lastFencingToken()).isEqualTo(issued);
         // The waiter's registration, made when its try found the lock held, is gone.
-        assertThat(eventually(Duration.ofSeconds(5), () -> server.call("EXISTS", key + ":q", key + ":r")
-                .equals(0L))).isTrue();
+        assertThat(eventually(Duration.ofSeconds(5), () -> queueGone(name))).isTrue();
         assertThat(handed.release()).isTrue();
         assertThat(client.lock(name).isLocked()).isFalse();
     }
@@ -231,9 +230,7 @@ class LocalHandoverTest extends RedisTestSupport {
         assertThat(failures).isEmpty();
         // A waiter that took a lock over must not try again with its own token: that try would register it anew,
         // or take the lock for nobody.
-        String key = "test:{" + name + "}";
-        assertThat(eventually(Duration.ofSeconds(5), () -> server.call("EXISTS", key + ":q", key + ":r")
-                .equals(0L))).isTrue();
+        assertThat(eventually(Duration.ofSeconds(5), () -> queueGone(name))).isTrue();
         assertThat(client.lock(name).isLocked()).isFalse();
     }
 

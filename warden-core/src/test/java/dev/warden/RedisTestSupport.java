@@ -103,6 +103,12 @@ abstract class RedisTestSupport {
         Thread.sleep(200);
     }
 
+    /** @return whether the lock's queue and its waiters' registrations are gone (no waiter is registered) */
+    static boolean queueGone(String name) {
+        String key = "test:{" + name + "}";
+        return server.call("EXISTS", key + ":q", key + ":r").equals(0L);
+    }
+
     /** Waits, bounded, until a condition holds; the tests' only waiting loop, for liveness checks. */
     static boolean eventually(Duration bound, java.util.function.BooleanSupplier condition)
             throws InterruptedException {

@@ -143,7 +143,6 @@ class WaitingTest extends RedisTestSupport {
         long fence = fenced ? holder.fencingToken() : 0;
         CompletableFuture<Lease> next = client.lock(name).acquireAsync(Duration.ofSeconds(20));
         awaitQueuedInOneClient(name, 1);
-        String key = "test:{" + name + "}";
         long scripts = scriptCalls();
         long publishes = calls("publish");
         assertThat(holder.release()).isTrue();
@@ -157,7 +156,7 @@ class WaitingTest extends RedisTestSupport {
         assertThat(scriptCalls() - scripts).isEqualTo(fenced ? 1 : 2);
         assertThat(issued).isGreaterThan(fence);
         assertThat(client.lock(name).inspect().lastFencingToken()).isEqualTo(issued);
-        assertThat(server.call("EXISTS", key + ":q", key + ":r")).isEqualTo(0L);
+        assertThat(queueGone(name)).isTrue();
         assertThat(handed.release()).isTrue();
         assertThat(client.lock(name).isLocked()).isFalse();
     }

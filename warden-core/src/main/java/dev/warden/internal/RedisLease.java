@@ -346,8 +346,9 @@ final class RedisLease extends LeaseBase {
     private boolean releaseGranting(RedisLockClient client) {
         long status;
         try {
-            status = client.await(lock.releaseQueued(token, client.notifier().board(keys, token)),
-                    lock.describe("release"));
+            // Only fair mode holds waiters back for a lease of their own client (Notifier#defer).
+            List<Notifier.Waiter> held = lock.fair() ? client.notifier().board(keys, token) : List.of();
+            status = client.await(lock.releaseQueued(token, held), lock.describe("release"));
         } catch (LockException e) {
             released();
             throw e;

@@ -72,7 +72,7 @@ final class RedisLock extends LockBase {
         List<String> args = board(held, riders);
         // Without an answer the lease's hold-back ends and every rider tries on its own.
         Runnable failed = () -> {
-            client.notifier().ended(keys, token);
+            endHoldBack(token);
             riders.forEach(waiter -> waiter.boarded(false));
         };
         CompletableFuture<List<Object>> reply;
@@ -103,7 +103,7 @@ final class RedisLock extends LockBase {
                 }
             }
             // After the grant: a waiter held back for this lease waits on if a waiter of this client holds next.
-            client.notifier().ended(keys, token);
+            endHoldBack(token);
             riders.forEach(waiter -> waiter.boarded(status != 0L));
             return status;
         });
@@ -129,8 +129,19 @@ final class RedisLock extends LockBase {
                 .thenApply(list -> (Long) list.get(0) == 1L ? Scripts.tokens(list.get(1)) : null);
     }
 
+    /** Fair mode: the lease with that token no longer holds back this client's waiters ({@link Notifier#ended}). */
+    private void endHoldBack(String token) {
+        if (fair) {
+            client.notifier().ended(keys, token);
+        }
+    }
+
     /** The registrations of waiters held back for a lease, for its script to make; {@code riders} gets them. */
     private List<String> board(List<Notifier.Waiter> held, List<Notifier.Waiter> riders) {
+        if (held.isEmpty()) {
+            // Every release but fair mode's after a hold-back: no list, no clock read.
+            return List.of();
+        }
         List<String> args = new ArrayList<>(held.size() * 3);
         long sentAt = client.ticker().read();
         for (Notifier.Waiter waiter : held) {
