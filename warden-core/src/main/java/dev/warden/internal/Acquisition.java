@@ -171,58 +171,61 @@ final class Acquisition implements Notifier.Waiter {
 
     /** A first try by {@link Scripts#trySet}; if the key exists, the script's first try follows. */
     private void trySet(long sentAt) {
-        try {
-            client.scripts().trySet(lock.keys(), token, leaseMillis).whenComplete((reply, error) -> {
-                if (error != null) {
-                    fail(error, true);
-                } else if (reply != null) {
-                    onAcquired(0, leaseMillis, 0, sentAt);
-                } else {
-                    send(Scripts.Try.FIRST, 0, sentAt);
-                }
-            });
-        } catch (RuntimeException e) {
-            fail(e, false);
-        }
+        client.inFlight().send(InFlight.Kind.WORK, () -> client.scripts().trySet(lock.keys(), token, leaseMillis),
+                (reply, error) -> {
+                    if (error != null) {
+                        fail(error, true);
+                    } else if (reply != null) {
+                        onAcquired(0, leaseMillis, 0, sentAt);
+                    } else if (!result.isDone()) {
+                        // Only while someone still waits for it: a try sent after a close (or a give-up) failed the
+                        // result could take the lock for nobody.
+                        send(Scripts.Try.FIRST, 0, sentAt);
+                    }
+                }, this::failed);
     }
 
     /** Sends a try of this kind and acts on its reply; {@code sentAt} is when the try (or the SET before) was sent. */
     private void send(Scripts.Try kind, int arm, long sentAt) {
         Replicas replicas = lock.replicas();
-        try {
-            if (queued) {
-                client.scripts().acquireQueued(lock.keys(), token, leaseMillis, kind, arm, grantMillis,
-                        client.instanceId(), fair).whenComplete((reply, error) -> {
-                            if (error != null) {
-                                fail(error, true);
-                            } else if (Scripts.acquiredQueued(reply)) {
-                                onAcquired((Long) reply.get(1), (Long) reply.get(2), 0, sentAt);
-                            } else {
-                                onHeld(Scripts.holderTtl((Long) reply.get(0)));
-                            }
-                        });
-            } else if (replicas.required()) {
-                client.scripts().acquire(lock.keys(), token, leaseMillis, kind, replicas).whenComplete(
-                        (acked, error) -> {
-                            if (error != null) {
-                                fail(error, true);
-                            } else {
-                                onReply(acked.reply(), acked.acks(), sentAt);
-                            }
-                        });
-            } else {
-                client.scripts().acquire(lock.keys(), token, leaseMillis, kind, false).whenComplete(
-                        (reply, error) -> {
-                            if (error != null) {
-                                fail(error, true);
-                            } else {
-                                onReply(reply, 0, sentAt);
-                            }
-                        });
-            }
-        } catch (RuntimeException e) {
-            fail(e, false);
+        if (queued) {
+            client.inFlight().send(InFlight.Kind.WORK, () -> client.scripts().acquireQueued(lock.keys(), token,
+                    leaseMillis, kind, arm, grantMillis, client.instanceId(), fair), (reply, error) -> {
+                        if (error != null) {
+                            fail(error, true);
+                        } else if (Scripts.acquiredQueued(reply)) {
+                            onAcquired((Long) reply.get(1), (Long) reply.get(2), 0, sentAt);
+                        } else {
+                            onHeld(Scripts.holderTtl((Long) reply.get(0)));
+                        }
+                    }, this::failed);
+        } else if (replicas.required()) {
+            client.inFlight().send(InFlight.Kind.WORK, () -> client.scripts().acquire(lock.keys(), token,
+                    leaseMillis, kind, replicas), (acked, error) -> {
+                        if (error != null) {
+                            fail(error, true);
+                        } else {
+                            onReply(acked.reply(), acked.acks(), sentAt);
+                        }
+                    }, this::failed);
+        } else {
+            client.inFlight().send(InFlight.Kind.WORK, () -> client.scripts().acquire(lock.keys(), token,
+                    leaseMillis, kind, false), (reply, error) -> {
+                        if (error != null) {
+                            fail(error, true);
+                        } else {
+                            onReply(reply, 0, sentAt);
+                        }
+                    }, this::failed);
         }
+    }
+
+    /**
+     * A request that could not be sent, or a callback on a reply that threw: the acquisition fails with it, and
+     * nothing is left waiting for a reply that will not come.
+     */
+    private void failed(Throwable error) {
+        fail(error, false);
     }
 
     /** A default-mode reply: see {@link Scripts#acquire}. */
@@ -279,13 +282,13 @@ final class Acquisition implements Notifier.Waiter {
                 waitForWake(holderTtlMillis);
                 return;
             }
-            subscription.whenComplete((ignored, e) -> {
+            client.inFlight().send(InFlight.Kind.WORK, () -> subscription, (ignored, e) -> {
                 if (e != null) {
                     fail(e, false);
                 } else {
                     wake();
                 }
-            });
+            }, this::failed);
         } else if (retry) {
             wake();
         }
@@ -299,19 +302,14 @@ final class Acquisition implements Notifier.Waiter {
         LockReplicationException failure = new LockReplicationException(lock.describe("acquire") + ": granted but "
                 + "acknowledged by " + acks + " of " + required + " replicas within "
                 + lock.replicas().timeoutMillis() + " ms; released again", (int) acks, required);
-        CompletableFuture<Long> release;
-        try {
-            release = lock.release(token);
-        } catch (RuntimeException e) {
-            failure.addSuppressed(e);
-            result.completeExceptionally(failure);
-            return;
-        }
-        release.whenComplete((reply, e) -> {
+        client.inFlight().send(InFlight.Kind.CLEANUP, () -> lock.release(token), (reply, e) -> {
             if (e != null) {
                 failure.addSuppressed(Errors.translate(e, lock.describe("release after too few acknowledgements")));
             }
             client.notifier().wakeOne(lock.keys(), queued);
+            result.completeExceptionally(failure);
+        }, e -> {
+            failure.addSuppressed(e);
             result.completeExceptionally(failure);
         });
     }
@@ -505,11 +503,7 @@ final class Acquisition implements Notifier.Waiter {
                 && (failure instanceof LockTimeoutException || failure instanceof LockConnectionException)) {
             // The script may have run although no answer came back: release by token so the lock is not held
             // until its lease ends by nobody. (A fair waiter does so when it leaves the queue.)
-            try {
-                releaseInBackground("clean-up of failed acquire");
-            } catch (RuntimeException e) {
-                failure.addSuppressed(e);
-            }
+            releaseInBackground("clean-up of failed acquire");
         }
         result.completeExceptionally(failure);
     }
@@ -530,25 +524,19 @@ final class Acquisition implements Notifier.Waiter {
         if (deregister) {
             // A fair waiter that gives up leaves the server's queue; if a grant reached its token meanwhile, this
             // release passes the lock on. If it fails, the registration expires.
-            try {
-                releaseInBackground("leaving the queue");
-            } catch (RuntimeException e) {
-                LOG.debug("leaving the queue of '{}' failed: {}", lock.name(), e.toString());
-            }
+            releaseInBackground("leaving the queue");
         }
     }
 
     /**
      * Releases by this acquisition's token, in the background: a clean-up nobody waits for. A failure is logged
      * only, since the lock (or registration) then expires on its own.
-     *
-     * @throws RuntimeException if the request cannot even be sent
      */
     private void releaseInBackground(String purpose) {
-        lock.release(token).whenComplete((reply, e) -> {
+        client.inFlight().send(InFlight.Kind.CLEANUP, () -> lock.release(token), (reply, e) -> {
             if (e != null) {
                 LOG.debug("{} of '{}' failed: {}", purpose, lock.name(), e.toString());
             }
-        });
+        }, e -> LOG.warn("{} of '{}' failed: {}", purpose, lock.name(), e.toString()));
     }
 }

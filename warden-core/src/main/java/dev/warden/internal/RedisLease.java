@@ -109,8 +109,8 @@ final class RedisLease extends LeaseBase {
                 throw ended("fencing token");
             }
             RedisLockClient client = lock.client();
-            long issued = client.await(client.scripts().fence(keys, token, fenceFloor),
-                    lock.describe("fencing token"));
+            long issued = client.inFlight().call(InFlight.Kind.WORK, () -> client.await(
+                    client.scripts().fence(keys, token, fenceFloor), lock.describe("fencing token")));
             if (issued == 0) {
                 // A release that started meanwhile may be what removed it, and its own reply decides.
                 loseUnlessReleasing("it was found expired or taken when asked for its fencing token");
@@ -133,9 +133,13 @@ final class RedisLease extends LeaseBase {
 
     @Override
     public boolean release() {
-        if (!beginRelease()) {
-            return false;
-        }
+        // Counted in flight before the release starts, so that a closing client either waits for it or has
+        // released this lease itself (and this call returns false).
+        return lock.client().inFlight().call(InFlight.Kind.CLEANUP, () -> beginRelease() && releaseHeld());
+    }
+
+    /** The release that {@link #beginRelease()} started: through Redis, or a local handover. */
+    private boolean releaseHeld() {
         RedisLockClient client = lock.client();
         client.watchdog().unregister(this);
         if (lock.fair()) {
@@ -236,18 +240,14 @@ final class RedisLease extends LeaseBase {
      * requests on the one connection run in order, so the new holder's own release cannot reach Redis first and
      * make the key look lost.
      */
-    private static <T> void sendCheck(CompletableFuture<T> check, Supplier<CompletableFuture<T>> request) {
-        try {
-            request.get().whenComplete((reply, e) -> {
-                if (e != null) {
-                    check.completeExceptionally(e);
-                } else {
-                    check.complete(reply);
-                }
-            });
-        } catch (RuntimeException e) {
-            check.completeExceptionally(e);
-        }
+    private <T> void sendCheck(CompletableFuture<T> check, Supplier<CompletableFuture<T>> request) {
+        lock.client().inFlight().send(InFlight.Kind.CLEANUP, request, (reply, e) -> {
+            if (e != null) {
+                check.completeExceptionally(e);
+            } else {
+                check.complete(reply);
+            }
+        }, check::completeExceptionally);
     }
 
     /**
@@ -374,22 +374,38 @@ final class RedisLease extends LeaseBase {
      * Releases in the background a lease nobody will use any more: one granted to a cancelled acquire, or one
      * still held when the client closes. A failure is logged, since nobody is left to tell; the lock then expires
      * at the end of its lease.
+     *
+     * @return completes with false if the release failed, true otherwise (also when another release came first)
      */
-    CompletableFuture<Void> abandon() {
-        if (!beginRelease()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        lock.client().watchdog().unregister(this);
-        return lock.release(token).handle((reply, error) -> {
-            released();
-            if (error != null) {
+    CompletableFuture<Boolean> abandon() {
+        InFlight inFlight = lock.client().inFlight();
+        inFlight.enter(InFlight.Kind.CLEANUP);
+        try {
+            if (!beginRelease()) {
+                return CompletableFuture.completedFuture(true);
+            }
+            lock.client().watchdog().unregister(this);
+            CompletableFuture<Boolean> done = new CompletableFuture<>();
+            inFlight.send(InFlight.Kind.CLEANUP, () -> lock.release(token), (reply, error) -> {
+                released();
+                if (error != null) {
+                    LOG.warn("could not release abandoned lease of lock '{}'; it expires after {} ms: {}",
+                            lock.name(), leaseMillis, Errors.unwrap(error).toString());
+                    done.complete(false);
+                } else {
+                    lock.client().notifier().wakeOne(keys, lock.queued());
+                    done.complete(true);
+                }
+            }, error -> {
+                released();
                 LOG.warn("could not release abandoned lease of lock '{}'; it expires after {} ms: {}",
                         lock.name(), leaseMillis, Errors.unwrap(error).toString());
-            } else {
-                lock.client().notifier().wakeOne(keys, lock.queued());
-            }
-            return null;
-        });
+                done.complete(false);
+            });
+            return done;
+        } finally {
+            inFlight.exit();
+        }
     }
 
     @Override

@@ -95,11 +95,13 @@ final class RedisLock extends LockBase {
                         && upcoming != null) {
                     // Granted to a token of this client that no longer waits (it gave up, or took the lock over
                     // locally and its registration outlived a failed removal): pass the lock on.
-                    releaseQueued(granted, List.of()).whenComplete((ignored, e) -> {
-                        if (e != null) {
-                            LOG.debug("passing on a grant of '{}' to a gone waiter failed: {}", name, e.toString());
-                        }
-                    });
+                    client.inFlight().send(InFlight.Kind.CLEANUP, () -> releaseQueued(granted, List.of()),
+                            (ignored, e) -> {
+                                if (e != null) {
+                                    LOG.debug("passing on a grant of '{}' to a gone waiter failed: {}", name,
+                                            e.toString());
+                                }
+                            }, e -> LOG.warn("passing on a grant of '{}' to a gone waiter failed", name, e));
                 }
             }
             // After the grant: a waiter held back for this lease waits on if a waiter of this client holds next.
@@ -192,15 +194,16 @@ final class RedisLock extends LockBase {
 
     @Override
     public LockInfo inspect() {
-        List<Object> reply = client.await(client.scripts().inspect(keys, queued), describe("inspect"));
+        List<Object> reply = client.inFlight().call(InFlight.Kind.WORK,
+                () -> client.await(client.scripts().inspect(keys, queued), describe("inspect")));
         return new LockInfo(name, (Long) reply.get(0) == 1L, Duration.ofMillis((Long) reply.get(1)),
                 (Long) reply.get(2), ((Long) reply.get(3)).intValue());
     }
 
     @Override
     public OptionalLong forceRelease() {
-        long reply = client.await(client.scripts().forceRelease(keys, client.instanceId(), queued),
-                describe("forced release"));
+        long reply = client.inFlight().call(InFlight.Kind.WORK, () -> client.await(
+                client.scripts().forceRelease(keys, client.instanceId(), queued), describe("forced release")));
         client.notifier().wakeOne(keys, queued);
         return Scripts.removedFence(reply);
     }

@@ -20,6 +20,7 @@ import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.NettyCustomizer;
 import io.netty.channel.Channel;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -60,6 +61,7 @@ public final class RedisLockClient implements LockClient {
     private final Tokens tokens = new Tokens();
     private final String instanceId = tokens.next();
     private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
+    private final InFlight inFlight = new InFlight();
     private final long awaitNanos;
     private final Spinner spinner;
     private volatile boolean closed;
@@ -79,7 +81,7 @@ public final class RedisLockClient implements LockClient {
         this.callbacks = new CallbackPool(prefix + "-callback");
         this.scripts = new Scripts(link);
         this.notifier = new Notifier(link, instanceId, scheduler);
-        this.watchdog = new Watchdog(scheduler, config.ticker(), scripts, link.cluster());
+        this.watchdog = new Watchdog(scheduler, config.ticker(), scripts, inFlight, link.cluster());
         // Lettuce's own timeout fires first; this bound only guards against a future that never completes.
         this.awaitNanos = config.commandTimeout().toNanos() * 2 + TimeUnit.SECONDS.toNanos(1);
         this.spinner = new Spinner(config.spinWait().toNanos());
@@ -189,6 +191,12 @@ public final class RedisLockClient implements LockClient {
         return config;
     }
 
+    /**
+     * Closes the client, leaving no lock of its own held: pending acquisitions fail at once; the requests in flight
+     * are waited for (a grant they bring is released); every lease still held is released; then the connections
+     * close. New work is refused from the start. Locks it could not release are named in a warning; they expire at
+     * the end of their leases. Idempotent.
+     */
     @Override
     public void close() {
         synchronized (this) {
@@ -197,23 +205,33 @@ public final class RedisLockClient implements LockClient {
             }
             closed = true;
         }
+        inFlight.close();
         for (Acquisition acquisition : new ArrayList<>(pending)) {
             acquisition.result.completeExceptionally(new LockException("client closed while acquiring"));
         }
-        List<CompletableFuture<Void>> releases = new ArrayList<>();
-        for (RedisLease lease : new ArrayList<>(watchdog.leases())) {
-            releases.add(lease.abandon());
+        boolean interrupted = false;
+        try {
+            // Replies to tries already sent may still grant locks, which are released as they come.
+            inFlight.awaitNone(awaitNanos);
+            List<String> unreleased = Collections.synchronizedList(new ArrayList<>());
+            for (RedisLease lease : new ArrayList<>(watchdog.leases())) {
+                lease.abandon().thenAccept(released -> {
+                    if (!released) {
+                        unreleased.add(lease.lockName());
+                    }
+                });
+            }
+            if (!inFlight.awaitNone(awaitNanos)) {
+                LOG.warn("{} requests still unanswered on close", inFlight.count());
+            }
+            if (!unreleased.isEmpty()) {
+                LOG.warn("could not release {} on close; they expire at the end of their leases", unreleased);
+            }
+        } catch (InterruptedException e) {
+            interrupted = true;
+            LOG.warn("interrupted while releasing leases on close; the rest expire at the end of their leases");
         }
         watchdog.close();
-        try {
-            CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
-                    .get(config.commandTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            LOG.warn("not every lease was released on close; the rest expire at the end of their lease: {}",
-                    e.toString());
-        }
         notifier.close();
         link.close();
         resources.shutdown(0, 2, TimeUnit.SECONDS);
@@ -222,6 +240,14 @@ public final class RedisLockClient implements LockClient {
             scheduler.shutdownNow();
         }
         callbacks.shutdown();
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The requests in flight, which {@link #close()} waits for; every request's callback is attached there. */
+    InFlight inFlight() {
+        return inFlight;
     }
 
     Ticker ticker() {

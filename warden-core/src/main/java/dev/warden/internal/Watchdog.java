@@ -36,6 +36,7 @@ final class Watchdog {
     private final ScheduledExecutorService scheduler;
     private final Ticker ticker;
     private final Scripts scripts;
+    private final InFlight inFlight;
     private final boolean bySlot;
     private ScheduledFuture<?> tick;
     private volatile long tickAt;
@@ -45,10 +46,11 @@ final class Watchdog {
     /**
      * @param bySlot batch only keys of one cluster slot together, since a script may not touch keys of several
      */
-    Watchdog(ScheduledExecutorService scheduler, Ticker ticker, Scripts scripts, boolean bySlot) {
+    Watchdog(ScheduledExecutorService scheduler, Ticker ticker, Scripts scripts, InFlight inFlight, boolean bySlot) {
         this.scheduler = scheduler;
         this.ticker = ticker;
         this.scripts = scripts;
+        this.inFlight = inFlight;
         this.bySlot = bySlot;
     }
 
@@ -170,18 +172,21 @@ final class Watchdog {
         long sentAt = ticker.read();
         LOG.debug("renewing {} leases in one call", batch.size());
         Replicas replicas = batch.get(0).replicas;
+        // A callback that throws, or a renewal that cannot be sent, counts as a failed renewal: retried.
         if (!replicas.required()) {
-            scripts.renew(keys, args).whenComplete((results, error) -> onRenewed(batch, sentAt, results, error));
+            inFlight.send(InFlight.Kind.WORK, () -> scripts.renew(keys, args),
+                    (results, error) -> onRenewed(batch, sentAt, results, error),
+                    error -> onRenewed(batch, sentAt, null, error));
             return;
         }
-        scripts.renew(keys, args, replicas).whenComplete((acked, error) -> {
+        inFlight.send(InFlight.Kind.WORK, () -> scripts.renew(keys, args, replicas), (acked, error) -> {
             if (error == null && acked.acks() < replicas.count()) {
                 // Not on enough replicas: a failover now would bring back the older expiry, so it does not count.
                 error = new LockReplicationException("renewal acknowledged by " + acked.acks() + " of "
                         + replicas.count() + " replicas", (int) acked.acks(), replicas.count());
             }
             onRenewed(batch, sentAt, error == null ? acked.reply() : null, error);
-        });
+        }, error -> onRenewed(batch, sentAt, null, error));
     }
 
     private void onRenewed(List<RedisLease> batch, long sentAt, List<Object> results, Throwable error) {
