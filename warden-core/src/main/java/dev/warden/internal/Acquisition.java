@@ -150,13 +150,15 @@ final class Acquisition implements Notifier.Waiter {
             sentAt = client.ticker().read();
             kind = Scripts.Try.of(waits, tried);
             arm = sending(sentAt);
+            if (!joined) {
+                // The notifier never calls a waiter under its own lock, so this order (waiter, then notifier)
+                // cannot deadlock.
+                markAtSend = waits ? client.notifier().mark(lock.keys(), queued) : null;
+            }
         }
         if (undefer) {
             // Held back, but no release took it along in time: it tries on its own.
             client.notifier().undefer(lock.keys(), this);
-        }
-        if (!joined) {
-            markAtSend = waits ? client.notifier().mark(lock.keys(), queued) : null;
         }
         result.due();
         // A first try on a lock this client has not waited for lately is a plain SET NX, which costs Redis far less
@@ -193,10 +195,8 @@ final class Acquisition implements Notifier.Waiter {
                     leaseMillis, kind, arm, grantMillis, client.instanceId(), fair), (reply, error) -> {
                         if (error != null) {
                             fail(error, true);
-                        } else if (Scripts.acquiredQueued(reply)) {
-                            onAcquired((Long) reply.get(1), (Long) reply.get(2), 0, sentAt);
                         } else {
-                            onHeld(Scripts.holderTtl((Long) reply.get(0)));
+                            onReply(reply, 0, sentAt);
                         }
                     }, this::failed);
         } else if (replicas.required()) {
@@ -228,12 +228,12 @@ final class Acquisition implements Notifier.Waiter {
         fail(error, false);
     }
 
-    /** A default-mode reply: see {@link Scripts#acquire}. */
-    private void onReply(long reply, long acks, long sentAt) {
-        if (Scripts.acquired(reply)) {
-            onAcquired(reply, leaseMillis, acks, sentAt);
+    /** A try's reply, with the replicas that acknowledged it (0 where none are asked for). */
+    private void onReply(Replies.Acquire reply, long acks, long sentAt) {
+        if (reply instanceof Replies.Acquired acquired) {
+            onAcquired(acquired.fence(), acquired.grantedMillis(), acks, sentAt);
         } else {
-            onHeld(Scripts.holderTtl(reply));
+            onHeld(((Replies.Held) reply).holderTtlMillis());
         }
     }
 
@@ -259,6 +259,7 @@ final class Acquisition implements Notifier.Waiter {
         }
         boolean join = false;
         boolean retry = false;
+        Notifier.Mark mark = null;
         synchronized (this) {
             if (result.isDone()) {
                 return;
@@ -267,6 +268,7 @@ final class Acquisition implements Notifier.Waiter {
             if (!joined) {
                 joined = true;
                 join = true;
+                mark = markAtSend;
             } else if (woken) {
                 retry = true;
             } else {
@@ -276,7 +278,7 @@ final class Acquisition implements Notifier.Waiter {
         if (join) {
             String channel = client.notifier().channel(lock.keys(), queued);
             CompletableFuture<Void> subscription = client.notifier().join(channel, this);
-            if (client.notifier().unbroken(channel, markAtSend)) {
+            if (client.notifier().unbroken(channel, mark)) {
                 // Subscribed without a break since before the try was sent, and no release was heard since: wait,
                 // as a retry would only fail.
                 waitForWake(holderTtlMillis);
@@ -363,8 +365,8 @@ final class Acquisition implements Notifier.Waiter {
             claimed = true;
             reserved = false;
         }
-        RedisLease lease = new RedisLease(lock, token, fence, leaseMillis, renewing, sentAt, acks, grantedMillis);
-        lease.upcoming = upcoming;
+        RedisLease lease = new RedisLease(lock, token, fence, leaseMillis, renewing, sentAt, acks, grantedMillis,
+                upcoming);
         if (fair && waits) {
             client.notifier().holding(lock.keys(), token);
         }
@@ -440,8 +442,8 @@ final class Acquisition implements Notifier.Waiter {
                 return null;
             }
             arm = sending(sentAt);
+            markAtSend = client.notifier().mark(lock.keys(), queued);
         }
-        markAtSend = client.notifier().mark(lock.keys(), queued);
         return new String[] {token, Integer.toString(arm), Long.toString(grantMillis)};
     }
 

@@ -8,6 +8,7 @@ import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
+import io.netty.channel.ChannelException;
 import java.io.IOException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -39,7 +40,8 @@ final class Errors {
         if (e instanceof RedisCommandExecutionException) {
             return new LockException(what + ": Redis answered with an error: " + e.getMessage(), e);
         }
-        if (e instanceof RedisConnectionException || e instanceof IOException || isConnectionState(e)) {
+        if (e instanceof RedisConnectionException || e instanceof IOException || e instanceof ChannelException
+                || isConnectionState(e)) {
             return new LockConnectionException(what + ": Redis unreachable: " + e.getMessage(), e);
         }
         return new LockException(what + ": " + e, e);
@@ -59,12 +61,13 @@ final class Errors {
         return e;
     }
 
+    /**
+     * Whether Lettuce reported the state of the connection: it does so with a plain {@link RedisException}
+     * ("Connection closed", "Connection is closed", "Currently not connected"), while every answer of the server
+     * is a {@link RedisCommandExecutionException} and a timeout a {@link RedisCommandTimeoutException}, both
+     * handled before. Told by the exact type, not by the message.
+     */
     private static boolean isConnectionState(Throwable e) {
-        // Lettuce reports a closed or disconnected connection as a plain RedisException.
-        if (!(e instanceof RedisException) || e.getMessage() == null) {
-            return false;
-        }
-        String message = e.getMessage();
-        return message.contains("onnection") || message.contains("not connected") || message.contains("closed");
+        return e.getClass() == RedisException.class;
     }
 }

@@ -120,13 +120,28 @@ final class InFlight {
         }
         reply.whenComplete((value, error) -> {
             try {
-                then.accept(value, error);
-            } catch (RuntimeException | Error e) {
-                failed.accept(e);
+                handle(value, error, then, failed);
             } finally {
                 exit();
             }
         });
+    }
+
+    /**
+     * Runs {@code then} on a future that is not a request of one client (a quorum's fan-out over its servers), with
+     * the contract of {@link #send}: a {@code then} that throws goes to {@code failed}.
+     */
+    static <T> void then(CompletableFuture<T> future, BiConsumer<T, Throwable> then, Consumer<Throwable> failed) {
+        future.whenComplete((value, error) -> handle(value, error, then, failed));
+    }
+
+    private static <T> void handle(T value, Throwable error, BiConsumer<T, Throwable> then,
+                                   Consumer<Throwable> failed) {
+        try {
+            then.accept(value, error);
+        } catch (RuntimeException | Error e) {
+            failed.accept(e);
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.LockException;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
@@ -257,12 +258,12 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
      * @param upcoming the first tokens queued behind it, if known (a release of this client made the grant)
      * @return false if no waiter of this client has that token any more
      */
-    boolean assigned(String token, long fence, long arm, List<String> upcoming) {
+    boolean assigned(String token, long fence, int arm, List<String> upcoming) {
         Waiter waiter = byToken.get(token);
         if (waiter == null) {
             return false;
         }
-        waiter.assigned(fence, (int) arm, upcoming);
+        waiter.assigned(fence, arm, upcoming);
         return true;
     }
 
@@ -443,11 +444,16 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
 
     @Override
     public void message(String channel, String message) {
-        int fence = message.indexOf(':');
-        if (fence > 0) {
-            int arm = message.indexOf(':', fence + 1);
-            assigned(message.substring(0, fence), Long.parseLong(message.substring(fence + 1, arm)),
-                    Long.parseLong(message.substring(arm + 1)), null);
+        Replies.Grant grant;
+        try {
+            grant = Replies.grant(message);
+        } catch (LockException e) {
+            // Nobody waits for this message in particular: the waiter it names finds its grant by its next try.
+            LOG.warn("ignored a message on {}: {}", channel, e.getMessage());
+            return;
+        }
+        if (grant != null) {
+            assigned(grant.token(), grant.fence(), grant.arm(), null);
         } else if (!instanceId.equals(message)) {
             // This client's own releases already woke its head waiter locally; the echo would cost a futile retry.
             heard(channel);

@@ -81,26 +81,40 @@ final class QuorumAcquisition implements Notifier.Waiter {
             }
         }
         long sentAt = client.ticker().read();
-        Fanout.until(client.nodes(), node -> node.scripts().acquire(lock.keys(), token, leaseMillis, kind, true),
-                outcomes -> client.decided(outcomes, Scripts::acquired))
-                .thenAccept(outcomes -> onReplies(outcomes, sentAt));
+        InFlight.then(Fanout.until(client.nodes(),
+                node -> node.scripts().acquire(lock.keys(), token, leaseMillis, kind, true),
+                outcomes -> client.decided(outcomes, Replies.Acquired.class::isInstance)),
+                (outcomes, error) -> {
+                    if (error != null) {
+                        failed(error);
+                    } else {
+                        onReplies(outcomes, sentAt);
+                    }
+                }, this::failed);
     }
 
-    private void onReplies(List<Fanout.Outcome<Long>> outcomes, long sentAt) {
+    /** A callback that threw, or a fan-out that failed: the acquisition fails with it rather than hang. */
+    private void failed(Throwable error) {
+        if (result.completeExceptionally(Errors.translate(error, lock.describe("acquire")))) {
+            giveBack(null);
+        }
+    }
+
+    private void onReplies(List<Fanout.Outcome<Replies.Acquire>> outcomes, long sentAt) {
         int granted = 0;
         long fence = 0;
         long holderTtl = Long.MAX_VALUE;
         int held = 0;
-        for (Fanout.Outcome<Long> outcome : outcomes) {
+        for (Fanout.Outcome<Replies.Acquire> outcome : outcomes) {
             if (!outcome.ok()) {
                 continue;
             }
-            if (Scripts.acquired(outcome.value())) {
+            if (outcome.value() instanceof Replies.Acquired acquired) {
                 granted++;
-                fence = Math.max(fence, outcome.value());
+                fence = Math.max(fence, acquired.fence());
             } else {
                 held++;
-                holderTtl = Math.min(holderTtl, Scripts.holderTtl(outcome.value()));
+                holderTtl = Math.min(holderTtl, ((Replies.Held) outcome.value()).holderTtlMillis());
             }
         }
         if (granted >= client.majority() && validity(sentAt) > 0) {
@@ -123,10 +137,13 @@ final class QuorumAcquisition implements Notifier.Waiter {
 
     /** Agrees on the highest fence of the majority; granted if a majority still holds it in time. */
     private void raise(long fence, long sentAt) {
-        Fanout.until(client.nodes(), node -> node.scripts().raiseFence(lock.keys(), token, fence),
-                outcomes -> client.decided(outcomes, reply -> reply == 1L))
-                .thenAccept(outcomes -> {
-                    int holding = Fanout.count(outcomes, reply -> reply == 1L);
+        InFlight.then(Fanout.until(client.nodes(), node -> node.scripts().raiseFence(lock.keys(), token, fence),
+                outcomes -> client.decided(outcomes, Boolean::booleanValue)), (outcomes, error) -> {
+                    if (error != null) {
+                        failed(error);
+                        return;
+                    }
+                    int holding = Fanout.count(outcomes, Boolean::booleanValue);
                     if (holding >= client.majority() && validity(sentAt) > 0) {
                         QuorumLease lease = new QuorumLease(lock, token, fence, leaseMillis, renewing, sentAt,
                                 holding);
@@ -144,7 +161,7 @@ final class QuorumAcquisition implements Notifier.Waiter {
                     } else {
                         retryLater(ThreadLocalRandom.current().nextLong(SPLIT_DELAY_MAX_NANOS));
                     }
-                });
+                }, this::failed);
     }
 
     /** Time left of a lease whose acquire was sent at {@code sentAt}, less the drift margin. */
@@ -157,9 +174,9 @@ final class QuorumAcquisition implements Notifier.Waiter {
      * Releases by token on the servers that granted the lock or did not answer (they may have granted it), or on
      * all when {@code outcomes} is null. Only this acquisition's grants go.
      */
-    private void giveBack(List<Fanout.Outcome<Long>> outcomes) {
+    private void giveBack(List<Fanout.Outcome<Replies.Acquire>> outcomes) {
         for (int i = 0; i < client.nodes().size(); i++) {
-            if (outcomes != null && outcomes.get(i).ok() && !Scripts.acquired(outcomes.get(i).value())) {
+            if (outcomes != null && outcomes.get(i).ok() && outcomes.get(i).value() instanceof Replies.Held) {
                 continue;
             }
             RedisLockClient node = client.nodes().get(i).connected();

@@ -81,15 +81,15 @@ final class QuorumLease extends LeaseBase {
             return false;
         }
         stop();
-        List<Fanout.Outcome<Long>> outcomes;
+        List<Fanout.Outcome<Boolean>> outcomes;
         try {
             outcomes = client.await(releaseAll(), lock.describe("release"));
         } catch (LockException e) {
             released();
             throw e;
         }
-        int released = Fanout.count(outcomes, reply -> reply == 1L);
-        int gone = Fanout.count(outcomes, reply -> reply != 1L);
+        int released = Fanout.count(outcomes, Boolean::booleanValue);
+        int gone = Fanout.count(outcomes, held -> !held);
         if (released >= client.majority()) {
             released();
             return true;
@@ -127,17 +127,17 @@ final class QuorumLease extends LeaseBase {
         });
     }
 
-    private CompletableFuture<List<Fanout.Outcome<Long>>> releaseAll() {
+    private CompletableFuture<List<Fanout.Outcome<Boolean>>> releaseAll() {
         return Fanout.until(client.nodes(),
                         node -> node.scripts().release(lock.keys(), token, node.instanceId()),
-                        outcomes -> Fanout.count(outcomes, reply -> reply == 1L) >= client.majority())
+                        outcomes -> Fanout.count(outcomes, Boolean::booleanValue) >= client.majority())
                 .whenComplete((outcomes, error) ->
                         client.eachConnected(node -> node.notifier().wakeOne(lock.keys(), false)));
     }
 
-    /** Whether a renewal reply says it worked: its first element is 1. */
-    private static boolean done(List<Object> reply) {
-        return Long.valueOf(1L).equals(reply.get(0));
+    /** Whether a renewal of this lease's one key worked. */
+    private static boolean done(boolean[] reply) {
+        return reply[0];
     }
 
     private void stop() {
@@ -177,8 +177,11 @@ final class QuorumLease extends LeaseBase {
         long sentAt = now;
         String[] keys = {lock.keys().lock()};
         String[] args = {token, Long.toString(leaseMillis)};
-        Fanout.until(client.nodes(), node -> node.scripts().renew(keys, args),
-                outcomes -> client.decided(outcomes, QuorumLease::done)).thenAccept(outcomes -> {
+        InFlight.then(Fanout.until(client.nodes(), node -> node.scripts().renew(keys, args),
+                outcomes -> client.decided(outcomes, QuorumLease::done)), (outcomes, error) -> {
+            if (error != null) {
+                throw new IllegalStateException("a fan-out never fails", error);
+            }
             int renewed = Fanout.count(outcomes, QuorumLease::done);
             int gone = Fanout.count(outcomes, reply -> !done(reply));
             if (client.outOfReach(gone)) {
@@ -199,7 +202,16 @@ final class QuorumLease extends LeaseBase {
                 }
             }
             schedule();
-        });
+        }, this::renewalFailed);
+    }
+
+    /** A renewal whose callback threw: logged, and the next tick tries again; the deadline decides. */
+    private void renewalFailed(Throwable error) {
+        LOG.warn("renewal of quorum lease of lock '{}' failed", lock.name(), error);
+        synchronized (this) {
+            nextRenewAt = client.ticker().read() + Math.max(MIN_RETRY_NANOS, leaseNanos / 12);
+        }
+        schedule();
     }
 
     @Override

@@ -61,7 +61,7 @@ final class QuorumLock extends LockBase {
 
     @Override
     public LockInfo inspect() {
-        List<Fanout.Outcome<List<Object>>> outcomes = client.await(
+        List<Fanout.Outcome<Replies.State>> outcomes = client.await(
                 Fanout.all(client.nodes(), node -> node.scripts().inspect(keys, false)), describe("inspect"));
         LockException failure = quorumFailure(outcomes, "inspect");
         if (failure != null) {
@@ -70,14 +70,14 @@ final class QuorumLock extends LockBase {
         List<Long> remaining = new ArrayList<>();
         List<Long> fences = new ArrayList<>();
         int waiters = 0;
-        for (Fanout.Outcome<List<Object>> outcome : outcomes) {
+        for (Fanout.Outcome<Replies.State> outcome : outcomes) {
             if (outcome.ok()) {
-                List<Object> reply = outcome.value();
-                if ((Long) reply.get(0) == 1L) {
-                    remaining.add((Long) reply.get(1));
+                Replies.State state = outcome.value();
+                if (state.held()) {
+                    remaining.add(state.leftMillis());
                 }
-                fences.add((Long) reply.get(2));
-                waiters = Math.max(waiters, ((Long) reply.get(3)).intValue());
+                fences.add(state.fence());
+                waiters = Math.max(waiters, state.waiters());
             }
         }
         boolean held = remaining.size() >= client.majority();
@@ -93,7 +93,7 @@ final class QuorumLock extends LockBase {
 
     @Override
     public OptionalLong forceRelease() {
-        List<Fanout.Outcome<Long>> outcomes = client.await(Fanout.all(client.nodes(),
+        List<Fanout.Outcome<OptionalLong>> outcomes = client.await(Fanout.all(client.nodes(),
                 node -> node.scripts().forceRelease(keys, node.instanceId(), false)), describe("forced release"));
         client.eachConnected(node -> node.notifier().wakeOne(keys, false));
         LockException failure = quorumFailure(outcomes, "forced release");
@@ -101,12 +101,14 @@ final class QuorumLock extends LockBase {
             throw failure;
         }
         long fence = 0;
-        for (Fanout.Outcome<Long> outcome : outcomes) {
-            if (outcome.ok()) {
-                fence = Math.max(fence, outcome.value());
+        boolean removed = false;
+        for (Fanout.Outcome<OptionalLong> outcome : outcomes) {
+            if (outcome.ok() && outcome.value().isPresent()) {
+                removed = true;
+                fence = Math.max(fence, outcome.value().getAsLong());
             }
         }
-        return fence == 0 ? OptionalLong.empty() : OptionalLong.of(fence);
+        return removed ? OptionalLong.of(fence) : OptionalLong.empty();
     }
 
     @Override

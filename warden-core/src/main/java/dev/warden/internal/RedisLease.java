@@ -3,6 +3,7 @@ package dev.warden.internal;
 import dev.warden.Ticker;
 import dev.warden.LockException;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -44,20 +45,22 @@ final class RedisLease extends LeaseBase {
      * locally ({@link #passOnFair}). The queue grows only at its tail, and only this client's holder removes its
      * head, so the list stays a true prefix of the queue while this lease holds the lock.
      */
-    volatile List<String> upcoming;
+    private volatile List<String> upcoming;
 
-    // Owned by the watchdog, guarded by its lock.
-    long nextRenewAt;
-    boolean renewalInFlight;
+    /** When the watchdog renews this lease next. Guarded by the {@link Watchdog}'s lock, which alone calls here. */
+    private long nextRenewAt;
+    /** Whether a renewal of this lease is in flight. Guarded by the {@link Watchdog}'s lock. */
+    private boolean renewalInFlight;
 
     /**
      * @param leaseMillis   the lease that renewals set
      * @param sentAt        when a request was sent that the grant came after: the lease started no earlier
      * @param grantedMillis the lease the grant set (shorter than {@code leaseMillis} for a fair grant, which the
      *                      first renewal extends)
+     * @param upcoming      fair mode: the tokens queued behind this lease, if a release of this client told them
      */
     RedisLease(RedisLock lock, String token, long fence, long leaseMillis, boolean renewing, long sentAt, int acks,
-               long grantedMillis) {
+               long grantedMillis, List<String> upcoming) {
         super(sentAt + TimeUnit.MILLISECONDS.toNanos(grantedMillis) - drift(grantedMillis));
         this.lock = lock;
         this.replicas = lock.replicas();
@@ -68,14 +71,16 @@ final class RedisLease extends LeaseBase {
         this.leaseMillis = leaseMillis;
         this.renewing = renewing;
         this.nextRenewAt = sentAt + TimeUnit.MILLISECONDS.toNanos(grantedMillis) / 3;
+        this.upcoming = upcoming;
         this.fenceFloor = 0;
         this.handovers = 0;
         this.handedFrom = 0;
     }
 
     /** The lease of a waiter of this client that takes the lock over from {@code from}: same token and deadline. */
-    private RedisLease(RedisLease from, long now) {
+    private RedisLease(RedisLease from, long now, List<String> upcoming) {
         super(from.deadline());
+        this.upcoming = upcoming;
         this.lock = from.lock;
         this.replicas = from.replicas;
         this.acks = 0;
@@ -109,15 +114,15 @@ final class RedisLease extends LeaseBase {
                 throw ended("fencing token");
             }
             RedisLockClient client = lock.client();
-            long issued = client.inFlight().call(InFlight.Kind.WORK, () -> client.await(
+            OptionalLong issued = client.inFlight().call(InFlight.Kind.WORK, () -> client.await(
                     client.scripts().fence(keys, token, fenceFloor), lock.describe("fencing token")));
-            if (issued == 0) {
+            if (issued.isEmpty()) {
                 // A release that started meanwhile may be what removed it, and its own reply decides.
                 loseUnlessReleasing("it was found expired or taken when asked for its fencing token");
                 throw ended("fencing token");
             }
-            fence = issued;
-            return issued;
+            fence = issued.getAsLong();
+            return fence;
         }
     }
 
@@ -149,21 +154,21 @@ final class RedisLease extends LeaseBase {
             return handOverOrGrant(client);
         }
         // Replica acknowledgements: waiters do not queue, and none can take a lease over (Acquisition#reserve).
-        long status;
+        boolean held;
         try {
-            status = client.await(client.scripts().release(keys, token, client.instanceId()),
+            held = client.await(client.scripts().release(keys, token, client.instanceId()),
                     lock.describe("release"));
         } catch (LockException e) {
             released();
             throw e;
         }
-        if (status == 1L) {
+        if (held) {
             released();
         } else {
             lose("it was found expired or taken on release");
         }
         client.notifier().wakeOne(keys, false);
-        return status == 1L;
+        return held;
     }
 
     /**
@@ -189,7 +194,7 @@ final class RedisLease extends LeaseBase {
         // A fence request in flight settles first, so that the successor's floor covers the fence it brings.
         synchronized (fenceLock) {
             successor = waiter.takeOver(this, now, null, () -> sendCheck(check,
-                    () -> client.scripts().handed(keys, token, waiter.token()).thenApply(status -> status == 1L)));
+                    () -> client.scripts().handed(keys, token, waiter.token())));
         }
         if (successor == null) {
             return null;
@@ -281,8 +286,7 @@ final class RedisLease extends LeaseBase {
      * fence is issued when asked for, above this lease's.
      */
     RedisLease successor(long now, List<String> upcoming) {
-        RedisLease next = new RedisLease(this, now);
-        next.upcoming = upcoming;
+        RedisLease next = new RedisLease(this, now, upcoming);
         lock.client().watchdog().handOver(this, next);
         return next;
     }
@@ -327,7 +331,7 @@ final class RedisLease extends LeaseBase {
         consumed.thenAccept(queue -> {
             if (queue != null && successor.active()) {
                 // Later than what the successor was given, and also exact: it lists waiters registered since.
-                successor.upcoming = queue;
+                successor.queuedBehind(queue);
             }
         });
         return settleHandover(client, successor, check);
@@ -344,7 +348,7 @@ final class RedisLease extends LeaseBase {
 
     /** A release through Redis where waiters queue: the script grants the lock to the oldest waiter, and tells it. */
     private boolean releaseGranting(RedisLockClient client) {
-        long status;
+        Replies.Release status;
         try {
             // Only fair mode holds waiters back for a lease of their own client (Notifier#defer).
             List<Notifier.Waiter> held = lock.fair() ? client.notifier().board(keys, token) : List.of();
@@ -353,12 +357,12 @@ final class RedisLease extends LeaseBase {
             released();
             throw e;
         }
-        if (status == 0L) {
+        if (!status.held()) {
             lose("it was found expired or taken on release");
             return false;
         }
         released();
-        if (status == 1L) {
+        if (status == Replies.Outcome.RELEASED) {
             // No waiter was registered; one of this client may be about to register, and must try again.
             client.notifier().wakeOne(keys, true);
         }
@@ -449,6 +453,39 @@ final class RedisLease extends LeaseBase {
         return Math.max(MIN_RETRY_NANOS, leaseNanos() / 12);
     }
 
+    /** Fair mode: the tokens now known to be queued behind this lease, first first. */
+    private void queuedBehind(List<String> queue) {
+        upcoming = queue;
+    }
+
+    /**
+     * The watchdog's tick found this lease: starts a renewal if one is due within the window. Call with the
+     * watchdog's lock held.
+     *
+     * @return whether a renewal starts, which the caller sends
+     */
+    boolean startRenewal(long now) {
+        if (!renewing || renewalInFlight || nextRenewAt - now > window()) {
+            return false;
+        }
+        renewalInFlight = true;
+        return true;
+    }
+
+    /** The renewal in flight failed or could not be sent: retry soon. Call with the watchdog's lock held. */
+    void renewalFailed(long now) {
+        renewalInFlight = false;
+        nextRenewAt = now + retryDelay();
+    }
+
+    /**
+     * Takes over the renewal schedule of the lease this one took the lock over from locally. A renewal of that lease
+     * in flight extends only that one, so this one renews at once instead. Call with the watchdog's lock held.
+     */
+    void renewAfter(RedisLease from, long now) {
+        nextRenewAt = from.renewalInFlight ? now : from.nextRenewAt;
+    }
+
     /** The next time the watchdog must look at this lease. Call with the watchdog's lock held (or unshared). */
     long nextEvent() {
         if (!renewing || renewalInFlight) {
@@ -460,6 +497,7 @@ final class RedisLease extends LeaseBase {
 
     /** A renewal sent at {@code sentAt} succeeded. Call with the watchdog's lock held. */
     void renewed(long sentAt) {
+        renewalInFlight = false;
         long next = sentAt + leaseNanos() - drift(leaseMillis);
         if (next - deadline > 0) {
             deadline = next;

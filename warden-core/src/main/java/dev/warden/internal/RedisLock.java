@@ -53,21 +53,20 @@ final class RedisLock extends LockBase {
      * takes the token out of the queue, and a grant to a waiter of this client is passed to that waiter here (the
      * script announces only grants to other clients).
      *
-     * @return completes with 1 when released, 0 when the token did not hold the lock, 3 when it granted it
-     *         to the next waiter
+     * @return completes with whether the token still held the lock
      */
-    CompletableFuture<Long> release(String token) {
+    CompletableFuture<Boolean> release(String token) {
         if (!queued) {
             return client.scripts().release(keys, token, client.instanceId());
         }
-        return releaseQueued(token, List.of());
+        return releaseQueued(token, List.of()).thenApply(Replies.Release::held);
     }
 
     /**
      * Releases by token where waiters queue, registering first the waiters of this client that fair mode held back
      * for this lease ({@link Notifier#board}); each is told whether the script ran.
      */
-    CompletableFuture<Long> releaseQueued(String token, List<Notifier.Waiter> held) {
+    CompletableFuture<Replies.Release> releaseQueued(String token, List<Notifier.Waiter> held) {
         List<Notifier.Waiter> riders = new ArrayList<>(held.size());
         List<String> args = board(held, riders);
         // Without an answer the lease's hold-back ends and every rider tries on its own.
@@ -75,7 +74,7 @@ final class RedisLock extends LockBase {
             endHoldBack(token);
             riders.forEach(waiter -> waiter.boarded(false));
         };
-        CompletableFuture<List<Object>> reply;
+        CompletableFuture<Replies.Release> reply;
         try {
             reply = client.scripts().releaseQueued(keys, token, client.instanceId(), args);
         } catch (RuntimeException e) {
@@ -86,13 +85,10 @@ final class RedisLock extends LockBase {
             if (error != null) {
                 failed.run();
             }
-        }).thenApply(list -> {
-            long status = (Long) list.get(0);
-            if (status == 3L && list.size() > 1) {
-                String granted = (String) list.get(2);
-                List<String> upcoming = list.size() > 4 ? Scripts.tokens(list.get(4)) : null;
-                if (!client.notifier().assigned(granted, (Long) list.get(1), (Long) list.get(3), upcoming)
-                        && upcoming != null) {
+        }).thenApply(status -> {
+            if (status instanceof Replies.GrantedHere here) {
+                String granted = here.token();
+                if (!client.notifier().assigned(granted, here.fence(), here.arm(), here.upcoming())) {
                     // Granted to a token of this client that no longer waits (it gave up, or took the lock over
                     // locally and its registration outlived a failed removal): pass the lock on.
                     client.inFlight().send(InFlight.Kind.CLEANUP, () -> releaseQueued(granted, List.of()),
@@ -106,7 +102,7 @@ final class RedisLock extends LockBase {
             }
             // After the grant: a waiter held back for this lease waits on if a waiter of this client holds next.
             endHoldBack(token);
-            riders.forEach(waiter -> waiter.boarded(status != 0L));
+            riders.forEach(waiter -> waiter.boarded(status.held()));
             return status;
         });
     }
@@ -120,15 +116,14 @@ final class RedisLock extends LockBase {
     CompletableFuture<List<String>> consumeFair(String token, String waiter, List<Notifier.Waiter> held) {
         List<Notifier.Waiter> riders = new ArrayList<>(held.size());
         List<String> args = board(held, riders);
-        CompletableFuture<List<Object>> reply;
+        CompletableFuture<List<String>> reply;
         try {
             reply = client.scripts().consumeFair(keys, token, waiter, client.instanceId(), args);
         } catch (RuntimeException e) {
             riders.forEach(rider -> rider.boarded(false));
             throw e;
         }
-        return reply.whenComplete((list, error) -> riders.forEach(rider -> rider.boarded(error == null)))
-                .thenApply(list -> (Long) list.get(0) == 1L ? Scripts.tokens(list.get(1)) : null);
+        return reply.whenComplete((queue, error) -> riders.forEach(rider -> rider.boarded(error == null)));
     }
 
     /** Fair mode: the lease with that token no longer holds back this client's waiters ({@link Notifier#ended}). */
@@ -194,18 +189,18 @@ final class RedisLock extends LockBase {
 
     @Override
     public LockInfo inspect() {
-        List<Object> reply = client.inFlight().call(InFlight.Kind.WORK,
+        Replies.State state = client.inFlight().call(InFlight.Kind.WORK,
                 () -> client.await(client.scripts().inspect(keys, queued), describe("inspect")));
-        return new LockInfo(name, (Long) reply.get(0) == 1L, Duration.ofMillis((Long) reply.get(1)),
-                (Long) reply.get(2), ((Long) reply.get(3)).intValue());
+        return new LockInfo(name, state.held(), Duration.ofMillis(state.leftMillis()), state.fence(),
+                state.waiters());
     }
 
     @Override
     public OptionalLong forceRelease() {
-        long reply = client.inFlight().call(InFlight.Kind.WORK, () -> client.await(
+        OptionalLong removed = client.inFlight().call(InFlight.Kind.WORK, () -> client.await(
                 client.scripts().forceRelease(keys, client.instanceId(), queued), describe("forced release")));
         client.notifier().wakeOne(keys, queued);
-        return Scripts.removedFence(reply);
+        return removed;
     }
 
     @Override

@@ -70,32 +70,25 @@ final class Scripts {
     }
 
     /**
-     * Returns the new fence (positive) when acquired with one, 0 when acquired without (the holder gets one when it
-     * asks, {@link #fence}), or a reply that {@link #holderTtl} reads when held. A plain integer rather than a list:
-     * the uncontended path is the one every lock pays for.
+     * The acquire where waiters do not queue: acquired (with a fence, or without one that the holder gets when it
+     * asks, {@link #fence}) or held. The script answers with a plain integer rather than a list: the uncontended
+     * path is the one every lock pays for.
      *
      * @param fenced whether to issue a fence at once even where the key is missing, as quorum locks need
      */
-    CompletableFuture<Long> acquire(LockKeys keys, String token, long leaseMillis, Try kind, boolean fenced) {
-        return run(acquire, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
-                token, Long.toString(leaseMillis), kind.arg, fenced ? "1" : "0");
+    CompletableFuture<Replies.Acquire> acquire(LockKeys keys, String token, long leaseMillis, Try kind,
+                                               boolean fenced) {
+        return this.<Long>run(acquire, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
+                token, Long.toString(leaseMillis), kind.arg, fenced ? "1" : "0")
+                .thenApply(reply -> Replies.acquire(reply, leaseMillis));
     }
 
     /** As {@link #acquire} with a fence issued at once, followed in the same round trip by {@code WAIT}. */
-    CompletableFuture<Acked<Long>> acquire(LockKeys keys, String token, long leaseMillis, Try kind,
-                                           Replicas replicas) {
-        return runAcked(acquire, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()}, replicas,
-                token, Long.toString(leaseMillis), kind.arg, "1");
-    }
-
-    /** @return whether an {@link #acquireQueued} reply says the lock was acquired */
-    static boolean acquiredQueued(List<Object> reply) {
-        return reply.size() > 1;
-    }
-
-    /** @return whether an {@link #acquire} reply says the lock was acquired; the reply is then the fence, or 0 */
-    static boolean acquired(long reply) {
-        return reply >= 0;
+    CompletableFuture<Acked<Replies.Acquire>> acquire(LockKeys keys, String token, long leaseMillis, Try kind,
+                                                      Replicas replicas) {
+        return this.<Long>runAcked(acquire, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
+                replicas, token, Long.toString(leaseMillis), kind.arg, "1")
+                .thenApply(acked -> new Acked<>(Replies.acquire(acked.reply(), leaseMillis), acked.acks()));
     }
 
     /**
@@ -109,69 +102,58 @@ final class Scripts {
 
     /**
      * Returns the fence of a lock this token holds, issuing it now if the lease was acquired without one, or has
-     * one no higher than {@code floor} (the lease took the lock over locally from one that had it); 0 if the token
-     * does not hold the lock.
+     * one no higher than {@code floor} (the lease took the lock over locally from one that had it); empty if the
+     * token does not hold the lock.
      */
-    CompletableFuture<Long> fence(LockKeys keys, String token, long floor) {
-        return run(fence, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token, Long.toString(floor));
+    CompletableFuture<OptionalLong> fence(LockKeys keys, String token, long floor) {
+        return this.<Long>run(fence, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token,
+                Long.toString(floor)).thenApply(Replies::fence);
     }
 
     /**
-     * After a local handover in the default mode: removes the waiter's registration from the queue and returns 1 if
-     * the key still holds the holder's token (which the waiter now uses), else 0.
+     * After a local handover in the default mode: removes the waiter's registration from the queue and answers
+     * whether the key still holds the holder's token (which the waiter now uses).
      */
-    CompletableFuture<Long> handed(LockKeys keys, String holder, String waiter) {
-        return runInOrder(handed, ScriptOutputType.INTEGER,
-                new String[] {keys.lock(), keys.queue(), keys.registrations()}, holder, waiter);
-    }
-
-    /** @return the holder's remaining TTL in ms from an {@link #acquire} reply that did not acquire (-1: none) */
-    static long holderTtl(long reply) {
-        return -1 - reply;
-    }
-
-    /** @return the removed holder's fence from a {@link #forceRelease} reply (0 if it had none), empty if free */
-    static OptionalLong removedFence(long reply) {
-        return reply == 0 ? OptionalLong.empty() : OptionalLong.of(Math.max(reply, 0));
+    CompletableFuture<Boolean> handed(LockKeys keys, String holder, String waiter) {
+        return this.<Long>runInOrder(handed, ScriptOutputType.INTEGER,
+                new String[] {keys.lock(), keys.queue(), keys.registrations()}, holder, waiter)
+                .thenApply(reply -> Replies.flag("handed", reply));
     }
 
     /**
      * The acquire where waiters queue ({@link RedisLock#queued}): a waiter joins the lock's queue, and a free lock
-     * goes to the queue's oldest live waiter. Returns {1, fence or 0, ms left} when acquired, also when a release
-     * granted the lock to this token already ({@link #acquiredQueued}); else, as a list of one (the script answers
-     * with a plain integer, which costs Redis far less), what {@link #holderTtl} reads: the holder's TTL, or -1 when
-     * the lock is free but older waiters come first.
+     * goes to the queue's oldest live waiter. Acquired (also when a release granted the lock to this token
+     * already, with the lease left), or held (the holder's TTL, or -1 when the lock is free but older waiters come
+     * first; the script answers that with a plain integer, which costs Redis far less than a list).
      *
      * @param arm         the number of this attempt, which a release that grants the lock names
      * @param grantMillis the lease a release grants this waiter
      * @param clientId    the calling client's id: a release by the same client announces no grant to it
      * @param fenced      whether to issue a fence even where the key is missing (fair mode does)
      */
-    CompletableFuture<List<Object>> acquireQueued(LockKeys keys, String token, long leaseMillis, Try kind,
-                                                int arm, long grantMillis, String clientId, boolean fenced) {
-        return run(acquireQueued, ScriptOutputType.MULTI,
+    CompletableFuture<Replies.Acquire> acquireQueued(LockKeys keys, String token, long leaseMillis, Try kind,
+                                                     int arm, long grantMillis, String clientId, boolean fenced) {
+        return this.<List<Object>>run(acquireQueued, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.queue(), keys.registrations()},
                 token, Long.toString(leaseMillis), kind.arg, Integer.toString(arm), Long.toString(grantMillis),
-                LIFE, clientId, fenced ? "1" : "0");
+                LIFE, clientId, fenced ? "1" : "0").thenApply(Replies::acquireQueued);
     }
 
-    /** Returns 1 when released, 0 when the token no longer owned the lock. */
-    CompletableFuture<Long> release(LockKeys keys, String token, String message) {
-        return run(release, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
-                token, RETENTION, keys.channel(), message, publish);
+    /** Answers whether the token still owned the lock (and released it) where waiters do not queue. */
+    CompletableFuture<Boolean> release(LockKeys keys, String token, String message) {
+        return this.<Long>run(release, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
+                token, RETENTION, keys.channel(), message, publish).thenApply(reply -> Replies.flag("release", reply));
     }
 
     /**
      * The release where waiters queue: also removes the token from the queue (for a waiter that gives up), registers
      * waiters of this client (the releasing one, whose id is {@code message}) behind the queue, and grants the lock
      * to the oldest live waiter. {@code riders} holds a token, an arm and a grant in ms per waiter to register, or nothing.
-     * Returns {1} when released, {0} when the token no longer owned the lock, {3} when granted to a waiter of another
-     * client (the script answers these with a plain integer, which costs Redis far less than a list, and it arrives
-     * as a list of one), and {3, fence, its token, its attempt number, the first (up to 8) tokens queued behind it}
-     * when granted to a waiter of this client.
+     * Answers {@link Replies.Release}: released, not held, granted to a waiter of another client (the script answers
+     * these with a plain integer, which costs Redis far less than a list), or granted to a waiter of this client.
      */
-    CompletableFuture<List<Object>> releaseQueued(LockKeys keys, String token, String message,
-                                                  List<String> riders) {
+    CompletableFuture<Replies.Release> releaseQueued(LockKeys keys, String token, String message,
+                                                     List<String> riders) {
         String[] args = new String[riders.isEmpty() ? 5 : 6 + riders.size()];
         args[0] = token;
         args[1] = RETENTION;
@@ -184,16 +166,17 @@ final class Scripts {
                 args[6 + i] = riders.get(i);
             }
         }
-        return run(releaseQueued, ScriptOutputType.MULTI,
-                new String[] {keys.lock(), keys.waiters(), keys.queue(), keys.registrations()}, args);
+        return this.<List<Object>>run(releaseQueued, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.waiters(), keys.queue(), keys.registrations()}, args)
+                .thenApply(Replies::releaseQueued);
     }
 
     /**
      * Fair mode, after a waiter of this client took the lock over from {@code holder} without a request (keeping
      * that token): removes the waiter's registration, registers {@code riders} (as {@link #releaseQueued} does) and
-     * returns {1, the first (up to 8) tokens of the queue} if the key still holds the token, else {0, {}}.
+     * answers the first (up to 8) tokens of the queue if the key still holds the token, else null.
      */
-    CompletableFuture<List<Object>> consumeFair(LockKeys keys, String holder, String waiter, String clientId,
+    CompletableFuture<List<String>> consumeFair(LockKeys keys, String holder, String waiter, String clientId,
                                                 List<String> riders) {
         String[] args = new String[4 + riders.size()];
         args[0] = holder;
@@ -203,54 +186,47 @@ final class Scripts {
         for (int i = 0; i < riders.size(); i++) {
             args[4 + i] = riders.get(i);
         }
-        return runInOrder(consumeFair, ScriptOutputType.MULTI,
-                new String[] {keys.lock(), keys.queue(), keys.registrations()}, args);
+        return this.<List<Object>>runInOrder(consumeFair, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.queue(), keys.registrations()}, args).thenApply(Replies::consumed);
     }
 
-    /** @return the tokens of a script's nested reply that lists queued waiters */
-    static List<String> tokens(Object reply) {
-        List<?> items = (List<?>) reply;
-        List<String> tokens = new java.util.ArrayList<>(items.size());
-        for (Object item : items) {
-            tokens.add((String) item);
-        }
-        return tokens;
-    }
-
-    /** Returns one 1 (renewed) or 0 (lost) per key; {@code args} holds a token and a lease in ms per key. */
-    CompletableFuture<List<Object>> renew(String[] keys, String[] args) {
-        return run(renew, ScriptOutputType.MULTI, keys, args);
+    /** Answers, per key, whether it was renewed; {@code args} holds a token and a lease in ms per key. */
+    CompletableFuture<boolean[]> renew(String[] keys, String[] args) {
+        return this.<List<Object>>run(renew, ScriptOutputType.MULTI, keys, args)
+                .thenApply(reply -> Replies.renewed(reply, keys.length));
     }
 
     /** As {@link #renew}, followed in the same round trip by {@code WAIT}. */
-    CompletableFuture<Acked<List<Object>>> renew(String[] keys, String[] args, Replicas replicas) {
-        return runAcked(renew, ScriptOutputType.MULTI, keys, replicas, args);
+    CompletableFuture<Acked<boolean[]>> renew(String[] keys, String[] args, Replicas replicas) {
+        return this.<List<Object>>runAcked(renew, ScriptOutputType.MULTI, keys, replicas, args)
+                .thenApply(acked -> new Acked<>(Replies.renewed(acked.reply(), keys.length), acked.acks()));
     }
 
     /**
      * Raises the fence of a lock this token holds to {@code fence} (quorum locks agree on the highest fence of
-     * their servers); returns 1 if the token holds the lock, 0 if not.
+     * their servers); answers whether the token holds the lock.
      */
-    CompletableFuture<Long> raiseFence(LockKeys keys, String token, long fence) {
-        return run(raiseFence, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token, Long.toString(fence));
+    CompletableFuture<Boolean> raiseFence(LockKeys keys, String token, long fence) {
+        return this.<Long>run(raiseFence, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token,
+                Long.toString(fence)).thenApply(reply -> Replies.flag("raise-fence", reply));
     }
 
-    /** Returns {held, remaining ms, last fence, live waiter registrations}, counting the queue's if asked. */
-    CompletableFuture<List<Object>> inspect(LockKeys keys, boolean queued) {
-        return run(inspect, ScriptOutputType.MULTI, queued
+    /** Reads the lock's state, counting the queue's registrations if asked. */
+    CompletableFuture<Replies.State> inspect(LockKeys keys, boolean queued) {
+        return this.<List<Object>>run(inspect, ScriptOutputType.MULTI, queued
                 ? new String[] {keys.lock(), keys.waiters(), keys.registrations()}
-                : new String[] {keys.lock(), keys.waiters()});
+                : new String[] {keys.lock(), keys.waiters()}).thenApply(Replies::state);
     }
 
     /**
-     * Returns the removed holder's fence, -1 if it had none, or 0 if the lock was free ({@link #removedFence} reads
-     * it); wakes the waiters, queued ({@link RedisLock#queued}) or not.
+     * Answers the removed holder's fence (0 if it had none), or empty if the lock was free; wakes the waiters,
+     * queued ({@link RedisLock#queued}) or not.
      */
-    CompletableFuture<Long> forceRelease(LockKeys keys, String message, boolean queued) {
-        return run(forceRelease, ScriptOutputType.INTEGER, queued
+    CompletableFuture<OptionalLong> forceRelease(LockKeys keys, String message, boolean queued) {
+        return this.<Long>run(forceRelease, ScriptOutputType.INTEGER, queued
                 ? new String[] {keys.lock(), keys.queue(), keys.registrations()}
                 : new String[] {keys.lock(), keys.waiters()},
-                RETENTION, keys.channel(), message, publish);
+                RETENTION, keys.channel(), message, publish).thenApply(Replies::forceReleased);
     }
 
     private <T> CompletableFuture<Acked<T>> runAcked(Script script, ScriptOutputType type, String[] keys,

@@ -69,8 +69,7 @@ final class Watchdog {
     void handOver(RedisLease from, RedisLease to) {
         synchronized (this) {
             leases.remove(from);
-            // A renewal of the old lease in flight extends only the old one: the new one renews at once instead.
-            to.nextRenewAt = from.renewalInFlight ? ticker.read() : from.nextRenewAt;
+            to.renewAfter(from, ticker.read());
         }
         register(to);
     }
@@ -123,8 +122,7 @@ final class Watchdog {
                     leases.remove(lease);
                     lost.add(lease);
                 } else {
-                    if (lease.renewing && !lease.renewalInFlight && lease.nextRenewAt - now <= lease.window()) {
-                        lease.renewalInFlight = true;
+                    if (lease.startRenewal(now)) {
                         due.add(lease);
                     }
                     long event = lease.nextEvent();
@@ -189,7 +187,7 @@ final class Watchdog {
         }, error -> onRenewed(batch, sentAt, null, error));
     }
 
-    private void onRenewed(List<RedisLease> batch, long sentAt, List<Object> results, Throwable error) {
+    private void onRenewed(List<RedisLease> batch, long sentAt, boolean[] renewed, Throwable error) {
         List<RedisLease> lost = new ArrayList<>();
         long next = 0;
         boolean any = false;
@@ -197,11 +195,10 @@ final class Watchdog {
             long now = ticker.read();
             for (int i = 0; i < batch.size(); i++) {
                 RedisLease lease = batch.get(i);
-                lease.renewalInFlight = false;
                 if (error != null) {
                     // Retry soon; the lease is lost only when its deadline passes without a success.
-                    lease.nextRenewAt = now + lease.retryDelay();
-                } else if (Long.valueOf(1L).equals(results.get(i))) {
+                    lease.renewalFailed(now);
+                } else if (renewed[i]) {
                     lease.renewed(sentAt);
                 } else {
                     leases.remove(lease);

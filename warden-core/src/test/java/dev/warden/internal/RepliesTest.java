@@ -1,0 +1,84 @@
+package dev.warden.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.warden.LockException;
+import java.util.List;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+/** Each script's reply decoded once into its typed value, and a reply of another shape refused loudly. */
+class RepliesTest {
+
+    @Test
+    void acquireRepliesAreAFenceWhenAcquiredAndTheHoldersTtlWhenHeld() {
+        assertThat(Replies.acquire(0L, 30_000)).isEqualTo(new Replies.Acquired(0, 30_000));
+        assertThat(Replies.acquire(1_732_000_000_000_001L, 500))
+                .isEqualTo(new Replies.Acquired(1_732_000_000_000_001L, 500));
+        assertThat(Replies.acquire(-1L - 2_500, 500)).isEqualTo(new Replies.Held(2_500));
+        assertThat(Replies.acquire(-1L, 500)).isEqualTo(new Replies.Held(0));
+    }
+
+    @Test
+    void queuedAcquireRepliesAreAListWhenAcquiredAndOneIntegerWhenNot() {
+        assertThat(Replies.acquireQueued(List.of(1L, 42L, 4_000L))).isEqualTo(new Replies.Acquired(42, 4_000));
+        assertThat(Replies.acquireQueued(List.of(-1L - 700))).isEqualTo(new Replies.Held(700));
+        // Free, but older waiters come first: no holder TTL to wait for.
+        assertThat(Replies.acquireQueued(List.of(0L))).isEqualTo(new Replies.Held(-1));
+    }
+
+    @Test
+    void queuedReleaseRepliesTellTheOutcomeAndAGrantToAWaiterOfThisClient() {
+        assertThat(Replies.releaseQueued(List.of(0L))).isEqualTo(Replies.Outcome.NOT_HELD);
+        assertThat(Replies.releaseQueued(List.of(1L))).isEqualTo(Replies.Outcome.RELEASED);
+        assertThat(Replies.releaseQueued(List.of(3L))).isEqualTo(Replies.Outcome.GRANTED_ELSEWHERE);
+        assertThat(Replies.releaseQueued(List.of(3L, 9L, "tok", 2L, List.of("a", "b"))))
+                .isEqualTo(new Replies.GrantedHere(9, "tok", 2, List.of("a", "b")));
+        assertThat(Replies.Outcome.NOT_HELD.held()).isFalse();
+        assertThat(Replies.Outcome.GRANTED_ELSEWHERE.held()).isTrue();
+    }
+
+    @Test
+    void theOtherScriptsDecodeToTheirValues() {
+        assertThat(Replies.flag("release", 1L)).isTrue();
+        assertThat(Replies.flag("release", 0L)).isFalse();
+        assertThat(Replies.fence(0L)).isEqualTo(OptionalLong.empty());
+        assertThat(Replies.fence(17L)).isEqualTo(OptionalLong.of(17));
+        assertThat(Replies.consumed(List.of(1L, List.of("x")))).containsExactly("x");
+        assertThat(Replies.consumed(List.of(0L, List.of()))).isNull();
+        assertThat(Replies.renewed(List.of(1L, 0L, 1L), 3)).containsExactly(true, false, true);
+        assertThat(Replies.state(List.of(1L, 2_000L, 5L, 3L))).isEqualTo(new Replies.State(true, 2_000, 5, 3));
+        assertThat(Replies.forceReleased(0L)).isEqualTo(OptionalLong.empty());
+        assertThat(Replies.forceReleased(-1L)).isEqualTo(OptionalLong.of(0));
+        assertThat(Replies.forceReleased(77L)).isEqualTo(OptionalLong.of(77));
+    }
+
+    @Test
+    void aGrantMessageIsTokenFenceAndArmAndAWakeUpIsNoGrant() {
+        assertThat(Replies.grant("b03h1A:1732000000000001:7")).isEqualTo(new Replies.Grant("b03h1A",
+                1_732_000_000_000_001L, 7));
+        assertThat(Replies.grant("b03h1A:0:0")).isEqualTo(new Replies.Grant("b03h1A", 0, 0));
+        assertThat(Replies.grant("clientIdWithoutColon")).isNull();
+        assertThatThrownBy(() -> Replies.grant("tok:12")).isInstanceOf(LockException.class)
+                .hasMessageContaining("tok:12");
+        assertThatThrownBy(() -> Replies.grant("tok:x:1")).isInstanceOf(LockException.class);
+    }
+
+    @Test
+    void aReplyOfAnotherShapeFailsWithALockExceptionNamingTheScript() {
+        assertThatThrownBy(() -> Replies.acquireQueued(List.of(1L, 42L))).isInstanceOf(LockException.class)
+                .hasMessageContaining("acquire-queued.lua");
+        assertThatThrownBy(() -> Replies.acquireQueued(List.of(5L))).isInstanceOf(LockException.class);
+        assertThatThrownBy(() -> Replies.releaseQueued(List.of(2L))).isInstanceOf(LockException.class)
+                .hasMessageContaining("release-queued.lua");
+        assertThatThrownBy(() -> Replies.releaseQueued(List.of(3L, 9L, 1L, 2L, List.of())))
+                .isInstanceOf(LockException.class);
+        assertThatThrownBy(() -> Replies.flag("handed", 2L)).isInstanceOf(LockException.class);
+        assertThatThrownBy(() -> Replies.acquire(null, 1)).isInstanceOf(LockException.class);
+        assertThatThrownBy(() -> Replies.renewed(List.of(1L), 2)).isInstanceOf(LockException.class)
+                .hasMessageContaining("renew.lua");
+        assertThatThrownBy(() -> Replies.state(List.of(1L, "2", 3L, 4L))).isInstanceOf(LockException.class);
+        assertThatThrownBy(() -> Replies.forceReleased(-2L)).isInstanceOf(LockException.class);
+    }
+}
