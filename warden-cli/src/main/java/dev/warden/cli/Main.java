@@ -6,7 +6,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code warden} command line. */
-@Command(name = "warden", mixinStandardHelpOptions = true, version = "warden 0.1.0",
+@Command(name = "warden", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Distributed locks on Redis from the command line.",
         subcommands = {DemoCommand.class, RunCommand.class, InspectCommand.class, ReleaseCommand.class,
                 DemoWorker.class, CommandLine.HelpCommand.class},

@@ -17,6 +17,16 @@ final class Cli {
     private Cli() {
     }
 
+    /** The pom's version, which the build hands to the tests as {@code warden.version}. */
+    static String pomVersion() {
+        String version = System.getProperty("warden.version");
+        if (version == null || version.isBlank()) {
+            throw new IllegalStateException("warden.version is not set: warden-cli/pom.xml's failsafe configuration"
+                    + " sets it to the pom's version");
+        }
+        return version;
+    }
+
     /** The outcome of one finished run. */
     record Result(int exit, String out, String err) {
         @Override

@@ -44,6 +44,6 @@ class DemoCommandIT {
         Process process = new ProcessBuilder(launcher.toString(), "--version").redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes());
         assertThat(process.waitFor()).as(output).isZero();
-        assertThat(output).contains("warden 0.1.0");
+        assertThat(output).contains("warden " + Cli.pomVersion());
     }
 }

@@ -15,7 +15,7 @@ class CheckerCatchesBrokenLocksTest {
 
     @Test
     void releaseByPlainDelIsCaught() throws Exception {
-        FaultRun.Report report = FaultSuiteTest.run(dir, "broken-del", List.of(), "naive-del",
+        FaultRun.Report report = FaultSuiteIT.run(dir, "broken-del", List.of(), "naive-del",
                 Duration.ofMillis(100), 250);
         assertThat(report.violations()).as(report.summary())
                 .anyMatch(v -> v.startsWith("mutual exclusion") || v.startsWith("loss reporting"));
@@ -23,7 +23,7 @@ class CheckerCatchesBrokenLocksTest {
 
     @Test
     void renewalByGetThenSetIsCaught() throws Exception {
-        FaultRun.Report report = FaultSuiteTest.run(dir, "broken-getset", List.of(), "naive-getset",
+        FaultRun.Report report = FaultSuiteIT.run(dir, "broken-getset", List.of(), "naive-getset",
                 Duration.ofMillis(150), 400);
         assertThat(report.violations()).as(report.summary()).anyMatch(v -> v.startsWith("mutual exclusion"));
     }

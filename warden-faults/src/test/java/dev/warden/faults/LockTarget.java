@@ -287,7 +287,7 @@ abstract class LockTarget implements AutoCloseable {
         private final List<String> names;
 
         Cluster() {
-            this.names = FaultSuiteTest.NAMES;
+            this.names = FaultSuiteIT.NAMES;
         }
 
         @Override

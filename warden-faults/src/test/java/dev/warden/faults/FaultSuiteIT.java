@@ -10,9 +10,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Warden under faults: every run must end with zero violations. Each run prints one summary line. The workload
- * lasts {@code -Dfaults.seconds} per run (12 by default; raise it for a soak).
+ * lasts {@code -Dfaults.seconds} per run (12 by default; raise it for a soak). Failsafe runs it in the
+ * integration-test phase of {@code mvn verify}, after the unit tests.
  */
-class FaultSuiteTest {
+class FaultSuiteIT {
     static final int SECONDS = Integer.getInteger("faults.seconds", 12);
     static final List<String> NAMES = List.of("alpha", "beta", "gamma");
     static final Duration LEASE = Duration.ofMillis(1000);
