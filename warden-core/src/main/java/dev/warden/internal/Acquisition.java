@@ -67,17 +67,21 @@ final class Acquisition implements Notifier.Waiter {
     private final boolean queued;
     private final long grantMillis;
 
-    // Guarded by this.
-    private boolean inFlight;
+    /**
+     * Where this acquisition stands; changed only by {@link #move}. Guarded by this. The acquisition is over once
+     * {@link #result} is done, whatever the phase.
+     */
+    private Phase phase = Phase.IDLE;
+    /** A wake-up came while a try was in flight or the waiter was reserved: try again after. Guarded by this. */
     private boolean woken;
+    /** Subscribed to the lock's channel in this client's {@link Notifier}. Guarded by this. */
     private boolean joined;
+    /** The wake-up or hold-back timer, if one is scheduled. Guarded by this. */
     private ScheduledFuture<?> timer;
+    /** The channel's state when the first try was sent, to tell whether a release was missed. Guarded by this. */
     private Notifier.Mark markAtSend;
-    private boolean reserved;
-    private boolean claimed;
+    /** Where waiters queue: a try of this waiter may have registered it in Redis. Guarded by this. */
     private boolean registered;
-    /** Fair mode: whether the first try was held back for a lease of this client ({@link Notifier#defer}). */
-    private boolean deferred;
     /** Whether a try was sent already: a waiter may then be registered, and leaves the waiters on acquiring. */
     private boolean tried;
     /** Where waiters queue: when the last tries were sent, by try number modulo {@link #ARMS_KEPT}. */
@@ -120,33 +124,93 @@ final class Acquisition implements Notifier.Waiter {
         return this;
     }
 
-    /** Tries now, or as soon as the attempt in flight has answered. */
+    /** Where an acquisition stands: what may happen next, and who may move it on. */
+    enum Phase {
+        /** No try in flight: before the first, or waiting for a wake-up, a grant or a timer. */
+        IDLE,
+        /**
+         * Fair mode: the first try is held back for up to {@link #HOLD_BACK_NANOS} while a lease of this client
+         * holds the lock; that lease's release registers the waiter ({@link #board}), or the timer sends the try.
+         */
+        HELD_BACK,
+        /** A try is in flight, sent by this acquisition or by a release of this client that registers it. */
+        TRYING,
+        /** A holder of this client reserved this waiter for a local handover ({@link #takeOver} or not). */
+        RESERVED,
+        /** Granted by a reply, a grant message or a local handover: the lease is being delivered; no more tries. */
+        GRANTED;
+
+        /** @return whether a move from this phase to {@code next} is one the protocol makes */
+        boolean leadsTo(Phase next) {
+            return switch (this) {
+                case IDLE -> next != IDLE;
+                case HELD_BACK -> next == TRYING;
+                case TRYING, RESERVED -> next == IDLE || next == GRANTED;
+                case GRANTED -> false;
+            };
+        }
+    }
+
+    /**
+     * The one place where the phase changes. Guarded by this.
+     *
+     * @throws IllegalStateException for a move the protocol never makes: a bug, which fails the acquisition
+     *                               loudly (through {@link InFlight}) instead of leaving it in a state nobody expects
+     */
+    private void move(Phase next) {
+        if (!phase.leadsTo(next)) {
+            throw new IllegalStateException("acquisition of lock '" + lock.name() + "' moved from " + phase + " to "
+                    + next);
+        }
+        phase = next;
+    }
+
+    /** @return the current phase, for tests */
+    synchronized Phase phase() {
+        return phase;
+    }
+
+    /** @return whether this waiter is registered, subscribed and idle, with no try in flight: for tests */
+    synchronized boolean waitingIdle() {
+        return phase == Phase.IDLE && joined && registered && !woken;
+    }
+
+    /**
+     * Tries now, or as soon as the attempt in flight has answered. Called by timers, the notifier and replies: a
+     * failure here has no caller of its own, so it fails the acquisition.
+     */
     @Override
     public void wake() {
+        try {
+            tryNow();
+        } catch (RuntimeException | Error e) {
+            failed(e);
+        }
+    }
+
+    private void tryNow() {
         long sentAt;
         int arm = 0;
         Scripts.Try kind;
         boolean undefer = false;
         synchronized (this) {
-            // A grant is being made: until the result completes, a try would only take the lock again with this
-            // acquisition's own token (a lease taken over locally has another), which nobody would release.
-            if (result.isDone() || claimed) {
+            // GRANTED: until the result completes, a try would only take the lock again with this acquisition's
+            // own token (a lease taken over locally has another), which nobody would release.
+            if (result.isDone() || phase == Phase.GRANTED) {
                 return;
             }
-            if (inFlight || reserved) {
+            if (phase == Phase.TRYING || phase == Phase.RESERVED) {
                 woken = true;
                 return;
             }
-            if (fair && waits && !tried) {
-                if (!deferred && client.notifier().defer(lock.keys(), this)) {
-                    deferred = true;
-                    long holdBack = forever ? HOLD_BACK_NANOS
-                            : Math.max(0, Math.min(HOLD_BACK_NANOS, deadline - client.ticker().read()));
-                    timer = client.scheduler().schedule(this::wake, holdBack, TimeUnit.NANOSECONDS);
-                    return;
-                }
-                undefer = deferred;
+            if (phase == Phase.IDLE && fair && waits && !tried && client.notifier().defer(lock.keys(), this)) {
+                move(Phase.HELD_BACK);
+                long holdBack = forever ? HOLD_BACK_NANOS
+                        : Math.max(0, Math.min(HOLD_BACK_NANOS, deadline - client.ticker().read()));
+                timer = client.scheduler().schedule(this::wake, holdBack, TimeUnit.NANOSECONDS);
+                return;
             }
+            undefer = phase == Phase.HELD_BACK;
             sentAt = client.ticker().read();
             kind = Scripts.Try.of(waits, tried);
             arm = sending(sentAt);
@@ -261,10 +325,11 @@ final class Acquisition implements Notifier.Waiter {
         boolean retry = false;
         Notifier.Mark mark = null;
         synchronized (this) {
-            if (result.isDone()) {
+            // GRANTED: a grant message overtook this try's reply; the lease is on its way.
+            if (result.isDone() || phase == Phase.GRANTED) {
                 return;
             }
-            inFlight = false;
+            move(Phase.IDLE);
             if (!joined) {
                 joined = true;
                 join = true;
@@ -321,10 +386,10 @@ final class Acquisition implements Notifier.Waiter {
         synchronized (this) {
             // A handover carries no acknowledgement count, so locks that need one never take it (their waiters do
             // not queue, and nobody asks them).
-            if (result.isDone() || inFlight || reserved || !joined || lock.replicas().required()) {
+            if (result.isDone() || phase != Phase.IDLE || !joined || lock.replicas().required()) {
                 return false;
             }
-            reserved = true;
+            move(Phase.RESERVED);
             cancelTimer();
             return true;
         }
@@ -359,11 +424,10 @@ final class Acquisition implements Notifier.Waiter {
      */
     private void grant(long fence, long sentAt, long grantedMillis, int acks, List<String> upcoming) {
         synchronized (this) {
-            if (claimed) {
+            if (phase == Phase.GRANTED) {
                 return;
             }
-            claimed = true;
-            reserved = false;
+            move(Phase.GRANTED);
         }
         RedisLease lease = new RedisLease(lock, token, fence, leaseMillis, renewing, sentAt, acks, grantedMillis,
                 upcoming);
@@ -385,11 +449,11 @@ final class Acquisition implements Notifier.Waiter {
     @Override
     public RedisLease takeOver(RedisLease from, long now, List<String> upcoming, Runnable before) {
         synchronized (this) {
-            if (!renewing || claimed) {
+            // Only a waiter that a holder reserved is asked; a grant may have come first.
+            if (!renewing || phase != Phase.RESERVED) {
                 return null;
             }
-            claimed = true;
-            reserved = false;
+            move(Phase.GRANTED);
         }
         // The holder's release removes this waiter's registration, in the request that settles it.
         RedisLease lease = from.successor(now, upcoming);
@@ -401,7 +465,9 @@ final class Acquisition implements Notifier.Waiter {
     @Override
     public void unreserve() {
         synchronized (this) {
-            reserved = false;
+            if (phase == Phase.RESERVED) {
+                move(Phase.IDLE);
+            }
         }
         wake();
     }
@@ -413,7 +479,7 @@ final class Acquisition implements Notifier.Waiter {
      * @return the try's number where waiters queue (its arm), else 0
      */
     private int sending(long sentAt) {
-        inFlight = true;
+        move(Phase.TRYING);
         woken = false;
         cancelTimer();
         tried = true;
@@ -438,7 +504,8 @@ final class Acquisition implements Notifier.Waiter {
     public String[] board(long sentAt) {
         int arm;
         synchronized (this) {
-            if (result.isDone() || inFlight || tried) {
+            // Only a waiter that has not tried yet: idle, or held back for the lease whose release asks.
+            if (result.isDone() || tried || (phase != Phase.IDLE && phase != Phase.HELD_BACK)) {
                 return null;
             }
             arm = sending(sentAt);
@@ -453,7 +520,9 @@ final class Acquisition implements Notifier.Waiter {
             onHeld(-1);
         } else {
             synchronized (this) {
-                inFlight = false;
+                if (phase == Phase.TRYING) {
+                    move(Phase.IDLE);
+                }
             }
             wake();
         }
@@ -517,7 +586,7 @@ final class Acquisition implements Notifier.Waiter {
             cancelTimer();
             wasJoined = joined;
             joined = false;
-            deregister = passWake && registered && !claimed;
+            deregister = passWake && registered && phase != Phase.GRANTED;
             registered = false;
         }
         if (wasJoined) {
