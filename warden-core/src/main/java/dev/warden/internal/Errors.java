@@ -30,6 +30,9 @@ final class Errors {
         if (e instanceof LockException lockException) {
             return lockException;
         }
+        if (e instanceof Replies.UnexpectedReplyException) {
+            return new LockException(what + ": " + e.getMessage(), e);
+        }
         if (e instanceof RedisCommandTimeoutException) {
             return new LockTimeoutException(what + ": Redis did not answer in time (" + e.getMessage() + ")", e);
         }

@@ -1,6 +1,5 @@
 package dev.warden.internal;
 
-import dev.warden.LockException;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
@@ -447,7 +446,7 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         Replies.Grant grant;
         try {
             grant = Replies.grant(message);
-        } catch (LockException e) {
+        } catch (Replies.UnexpectedReplyException e) {
             // Nobody waits for this message in particular: the waiter it names finds its grant by its next try.
             LOG.warn("ignored a message on {}: {}", channel, e.getMessage());
             return;

@@ -8,11 +8,21 @@ import java.util.OptionalLong;
 /**
  * The scripts' replies and the grant message, each decoded once, here, into a typed value, as Lettuce decodes each
  * command in its output type. Nothing else in the engine reads a reply by position or by a magic value. A reply of
- * an unexpected shape (a script of another version, a server that is not Redis) fails with a
- * {@link LockException} naming the script and the reply.
+ * an unexpected shape (a script of another version, a server that is not Redis) fails with an
+ * {@link UnexpectedReplyException} naming the script and the reply, which {@link Errors#translate} turns into a
+ * {@link LockException} naming the operation.
  */
 final class Replies {
     private Replies() {
+    }
+
+    /** A reply of another shape than its script's. */
+    static final class UnexpectedReplyException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UnexpectedReplyException(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     /** What an acquire script ({@code acquire.lua}, {@code acquire-queued.lua}) answered. */
@@ -218,7 +228,7 @@ final class Replies {
             return new Grant(message.substring(0, first), Long.parseLong(message.substring(first + 1, second)),
                     Integer.parseInt(message.substring(second + 1)));
         } catch (NumberFormatException e) {
-            throw new LockException("unexpected grant message '" + message + "': " + e.getMessage(), e);
+            throw new UnexpectedReplyException("unexpected grant message '" + message + "': " + e.getMessage(), e);
         }
     }
 
@@ -254,7 +264,7 @@ final class Replies {
         return tokens;
     }
 
-    private static LockException unexpected(String script, Object reply) {
-        return new LockException("unexpected reply from " + script + ".lua: " + reply);
+    private static UnexpectedReplyException unexpected(String script, Object reply) {
+        return new UnexpectedReplyException("unexpected reply from " + script + ".lua: " + reply, null);
     }
 }

@@ -3,7 +3,6 @@ package dev.warden.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.warden.LockException;
 import java.util.List;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
@@ -60,25 +59,25 @@ class RepliesTest {
                 1_732_000_000_000_001L, 7));
         assertThat(Replies.grant("b03h1A:0:0")).isEqualTo(new Replies.Grant("b03h1A", 0, 0));
         assertThat(Replies.grant("clientIdWithoutColon")).isNull();
-        assertThatThrownBy(() -> Replies.grant("tok:12")).isInstanceOf(LockException.class)
+        assertThatThrownBy(() -> Replies.grant("tok:12")).isInstanceOf(Replies.UnexpectedReplyException.class)
                 .hasMessageContaining("tok:12");
-        assertThatThrownBy(() -> Replies.grant("tok:x:1")).isInstanceOf(LockException.class);
+        assertThatThrownBy(() -> Replies.grant("tok:x:1")).isInstanceOf(Replies.UnexpectedReplyException.class);
     }
 
     @Test
     void aReplyOfAnotherShapeFailsWithALockExceptionNamingTheScript() {
-        assertThatThrownBy(() -> Replies.acquireQueued(List.of(1L, 42L))).isInstanceOf(LockException.class)
+        assertThatThrownBy(() -> Replies.acquireQueued(List.of(1L, 42L))).isInstanceOf(Replies.UnexpectedReplyException.class)
                 .hasMessageContaining("acquire-queued.lua");
-        assertThatThrownBy(() -> Replies.acquireQueued(List.of(5L))).isInstanceOf(LockException.class);
-        assertThatThrownBy(() -> Replies.releaseQueued(List.of(2L))).isInstanceOf(LockException.class)
+        assertThatThrownBy(() -> Replies.acquireQueued(List.of(5L))).isInstanceOf(Replies.UnexpectedReplyException.class);
+        assertThatThrownBy(() -> Replies.releaseQueued(List.of(2L))).isInstanceOf(Replies.UnexpectedReplyException.class)
                 .hasMessageContaining("release-queued.lua");
         assertThatThrownBy(() -> Replies.releaseQueued(List.of(3L, 9L, 1L, 2L, List.of())))
-                .isInstanceOf(LockException.class);
-        assertThatThrownBy(() -> Replies.flag("handed", 2L)).isInstanceOf(LockException.class);
-        assertThatThrownBy(() -> Replies.acquire(null, 1)).isInstanceOf(LockException.class);
-        assertThatThrownBy(() -> Replies.renewed(List.of(1L), 2)).isInstanceOf(LockException.class)
+                .isInstanceOf(Replies.UnexpectedReplyException.class);
+        assertThatThrownBy(() -> Replies.flag("handed", 2L)).isInstanceOf(Replies.UnexpectedReplyException.class);
+        assertThatThrownBy(() -> Replies.acquire(null, 1)).isInstanceOf(Replies.UnexpectedReplyException.class);
+        assertThatThrownBy(() -> Replies.renewed(List.of(1L), 2)).isInstanceOf(Replies.UnexpectedReplyException.class)
                 .hasMessageContaining("renew.lua");
-        assertThatThrownBy(() -> Replies.state(List.of(1L, "2", 3L, 4L))).isInstanceOf(LockException.class);
-        assertThatThrownBy(() -> Replies.forceReleased(-2L)).isInstanceOf(LockException.class);
+        assertThatThrownBy(() -> Replies.state(List.of(1L, "2", 3L, 4L))).isInstanceOf(Replies.UnexpectedReplyException.class);
+        assertThatThrownBy(() -> Replies.forceReleased(-2L)).isInstanceOf(Replies.UnexpectedReplyException.class);
     }
 }
