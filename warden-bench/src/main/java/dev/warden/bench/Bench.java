@@ -154,7 +154,7 @@ public final class Bench {
      * the path between clients (pub/sub, grants, wake-ups) runs a few thousand times a second there, and S2 and S3
      * run ten times as many calls in the same time. With 1 s of S3C, Warden's fair mode and Redisson still ran their
      * first two S3C rounds at 55-65 % of the rate of their later ones, and the raw floor, whose path S2 and S3
-     * already run, at 85-93 % (the README has the runs).
+     * already run, at 85-93 % (docs/bench/README.md has the runs).
      */
     private static void warmUp(Fork fork, Duration warmup, List<Scenario> scenarios) throws Exception {
         boolean betweenClients = scenarios.stream().anyMatch(scenario -> scenario.clientPerThread);

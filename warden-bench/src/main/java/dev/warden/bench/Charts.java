@@ -7,7 +7,7 @@ import java.util.Locale;
 /**
  * One SVG chart per scenario: two panels of horizontal bars, throughput (higher is better) and the 99th percentile
  * of the pair time or the wait (lower is better), one bar per contender, Warden's highlighted. Plain SVG, so that
- * the README can embed it and no plotting library is needed.
+ * docs/bench can embed it and no plotting library is needed.
  */
 final class Charts {
     private static final int LABEL = 120;

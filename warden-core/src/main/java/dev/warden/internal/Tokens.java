@@ -4,8 +4,9 @@ import java.security.SecureRandom;
 import java.util.Base64;
 
 /**
- * Owner tokens: 128 bits from {@link SecureRandom}, URL-safe Base64 (22 characters, never a colon), new for every
- * acquisition.
+ * Owner tokens: 128 bits from {@link SecureRandom}, URL-safe Base64 (22 characters, never a colon), drawn for every
+ * acquisition. A lease that takes the lock over from another lease of its client (a local handover) keeps that
+ * lease's token instead.
  *
  * <p>The bits are drawn {@value #PER_DRAW} tokens at a time into buffers striped by thread, each token's bytes
  * handed out once. The platform default on Linux (NativePRNG) takes a lock shared by all its instances and reads
