@@ -118,8 +118,11 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     // Changed only under this notifier's lock; read without it where a missing channel settles the answer, so that
     // locks nobody waits for (the uncontended path) never queue for that lock.
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+    /** Where waiters queue: this client's waiters by token, for the grants that name them. Concurrent, no lock. */
     private final Map<String, Waiter> byToken = new ConcurrentHashMap<>();
+    /** The pub/sub connection, once asked for. Guarded by this notifier. */
     private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection;
+    /** Guarded by this notifier. */
     private boolean closed;
 
     Notifier(Link link, String instanceId, ScheduledExecutorService scheduler) {

@@ -32,15 +32,20 @@ final class Watchdog {
      */
     static final int BATCH = 200;
 
+    /** The leases watched: added and removed without the lock, iterated by the tick under it. */
     private final Set<RedisLease> leases = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService scheduler;
     private final Ticker ticker;
     private final Scripts scripts;
     private final InFlight inFlight;
     private final boolean bySlot;
+    /** The next tick, if scheduled. Guarded by this. */
     private ScheduledFuture<?> tick;
+    /** When the next tick fires. Written under this watchdog's lock; read without it by the fast path of wakeAt. */
     private volatile long tickAt;
+    /** Whether a tick is scheduled. Written under this watchdog's lock; read without it as tickAt is. */
     private volatile boolean tickScheduled;
+    /** Guarded by this. */
     private boolean closed;
 
     /**
