@@ -1,6 +1,6 @@
 package dev.warden;
 
-import dev.warden.internal.RedisLockClient;
+import dev.warden.internal.Clients;
 
 /**
  * The entry point: one client per application and Redis deployment, thread-safe and shared. It owns its Redis
@@ -31,7 +31,7 @@ public interface LockClient extends AutoCloseable {
      * @throws LockException           if Redis refuses the connection (for example, wrong credentials)
      */
     static LockClient create(LockConfig config) {
-        return RedisLockClient.open(config);
+        return Clients.open(config);
     }
 
     /**

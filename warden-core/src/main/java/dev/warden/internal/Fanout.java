@@ -39,7 +39,7 @@ final class Fanout {
 
     /** Waits for every server's answer. */
     static <T> CompletableFuture<List<Outcome<T>>> all(List<QuorumNode> nodes,
-                                                       Function<RedisLockClient, CompletableFuture<T>> operation) {
+                                                       Function<Server, CompletableFuture<T>> operation) {
         return until(nodes, operation, outcomes -> false);
     }
 
@@ -47,7 +47,7 @@ final class Fanout {
      * Completes when {@code decided} holds for the answers so far (missing ones pending), or when all answered.
      */
     static <T> CompletableFuture<List<Outcome<T>>> until(List<QuorumNode> nodes,
-                                                         Function<RedisLockClient, CompletableFuture<T>> operation,
+                                                         Function<Server, CompletableFuture<T>> operation,
                                                          Predicate<List<Outcome<T>>> decided) {
         CompletableFuture<List<Outcome<T>>> result = new CompletableFuture<>();
         @SuppressWarnings("unchecked")
@@ -58,7 +58,7 @@ final class Fanout {
             int index = i;
             CompletableFuture<T> future;
             try {
-                future = operation.apply(nodes.get(i).client());
+                future = operation.apply(nodes.get(i).server());
             } catch (RuntimeException e) {
                 future = CompletableFuture.failedFuture(e);
             }
@@ -71,8 +71,13 @@ final class Fanout {
                     snapshot = new ArrayList<>(Arrays.asList(answers));
                     done = missing[0] == 0;
                 }
-                if (!result.isDone() && (done || decided.test(snapshot))) {
-                    result.complete(snapshot);
+                try {
+                    if (!result.isDone() && (done || decided.test(snapshot))) {
+                        result.complete(snapshot);
+                    }
+                } catch (RuntimeException | Error e) {
+                    // A rule that throws fails the fan-out rather than leave its caller waiting.
+                    result.completeExceptionally(e);
                 }
             });
         }

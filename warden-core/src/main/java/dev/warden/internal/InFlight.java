@@ -10,7 +10,7 @@ import java.util.function.Supplier;
  * The requests of one client that were sent and whose replies have not been handled yet, and the one place where
  * the engine attaches a callback to a reply.
  *
- * <p>{@link RedisLockClient#close()} waits until none is left before it releases the remaining leases and closes
+ * <p>A client's close ({@link Closing}) waits until none is left before it releases the remaining leases and closes
  * the connection: a reply that grants a lock after the close began is then released on a connection that is
  * still open, instead of leaving the lock held until its lease ends. New work ({@link Kind#WORK}: tries, renewals,
  * fences, inspections) is refused once the client is closing; releases and clean-ups ({@link Kind#CLEANUP}) are
@@ -26,7 +26,7 @@ final class InFlight {
     enum Kind {
         /** Refused once the client is closing. */
         WORK,
-        /** A release or a clean-up: always sent, and waited for by {@link RedisLockClient#close()}. */
+        /** A release or a clean-up: always sent, and waited for by {@link Closing}. */
         CLEANUP
     }
 
@@ -125,14 +125,6 @@ final class InFlight {
                 exit();
             }
         });
-    }
-
-    /**
-     * Runs {@code then} on a future that is not a request of one client (a quorum's fan-out over its servers), with
-     * the contract of {@link #send}: a {@code then} that throws goes to {@code failed}.
-     */
-    static <T> void then(CompletableFuture<T> future, BiConsumer<T, Throwable> then, Consumer<Throwable> failed) {
-        future.whenComplete((value, error) -> handle(value, error, then, failed));
     }
 
     private static <T> void handle(T value, Throwable error, BiConsumer<T, Throwable> then,

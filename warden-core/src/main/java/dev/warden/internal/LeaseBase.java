@@ -7,6 +7,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -14,7 +16,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The life of a lease, shared by both kinds: HELD until a release starts (RELEASING), then RELEASED, or LOST from
  * HELD (what the watchdog finds) or RELEASING (what the release finds); never back. Lost-callbacks run once, when
- * the lease is lost. The local deadline is kept here; subclasses move it when a renewal succeeds.
+ * the lease is lost.
+ *
+ * <p>Also the lease's renewal schedule, which only its {@link Watchdog} moves: the local deadline (the lease as
+ * granted, from when its request was sent, less the {@link #drift}), when the next renewal is due (a third of the
+ * lease after the last one was sent), and whether one is in flight.
  */
 abstract class LeaseBase implements Lease {
     private static final Logger LOG = LoggerFactory.getLogger(LeaseBase.class);
@@ -22,17 +28,124 @@ abstract class LeaseBase implements Lease {
     private static final int RELEASING = 1;
     private static final int RELEASED = 2;
     private static final int LOST = 3;
+    private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     // A field and an updater rather than an AtomicInteger: one object less per held lease.
     private static final AtomicIntegerFieldUpdater<LeaseBase> STATE =
             AtomicIntegerFieldUpdater.newUpdater(LeaseBase.class, "state");
 
     private volatile int state = HELD;
-    volatile long deadline;
+    /** The lease that renewals set. */
+    final long leaseMillis;
+    /** Whether the watchdog renews this lease, or it ends after its fixed lease. */
+    final boolean renewing;
+    /**
+     * When the lease ends on this machine's clock unless renewed. Written under the {@link Watchdog}'s lock (or
+     * before the lease is shared); read without it.
+     */
+    private volatile long deadline;
+    /** When the watchdog renews this lease next. Guarded by the {@link Watchdog}'s lock, which alone calls here. */
+    private long nextRenewAt;
+    /** Whether a renewal of this lease is in flight. Guarded by the {@link Watchdog}'s lock. */
+    private boolean renewalInFlight;
     private List<Runnable> callbacks;
 
-    LeaseBase(long deadline) {
-        this.deadline = deadline;
+    /**
+     * A lease granted by a request sent at {@code sentAt}: it started no earlier.
+     *
+     * @param leaseMillis   the lease that renewals set
+     * @param grantedMillis the lease the grant set (shorter than {@code leaseMillis} for a fair grant, which the
+     *                      first renewal extends)
+     */
+    LeaseBase(long leaseMillis, boolean renewing, long sentAt, long grantedMillis) {
+        this.leaseMillis = leaseMillis;
+        this.renewing = renewing;
+        this.deadline = sentAt + TimeUnit.MILLISECONDS.toNanos(grantedMillis) - drift(grantedMillis);
+        this.nextRenewAt = sentAt + TimeUnit.MILLISECONDS.toNanos(grantedMillis) / 3;
+    }
+
+    /** A renewed lease that takes the lock over from {@code from} with the same token: same lease and deadline. */
+    LeaseBase(LeaseBase from) {
+        this.leaseMillis = from.leaseMillis;
+        this.renewing = true;
+        this.deadline = from.deadline;
+    }
+
+    /**
+     * Clock-rate drift between this machine and Redis that a lease allows for: 1 % of the lease plus 2 ms, as
+     * Redlock does.
+     */
+    static long drift(long leaseMillis) {
+        return TimeUnit.MILLISECONDS.toNanos(leaseMillis) / 100 + TimeUnit.MILLISECONDS.toNanos(2);
+    }
+
+    /**
+     * How much is left, at {@code now}, of a lease of {@code leaseMillis} whose request was sent at {@code sentAt},
+     * allowing for the drift: a quorum grant counts only while this is positive.
+     */
+    static long validity(long leaseMillis, long sentAt, long now) {
+        return TimeUnit.MILLISECONDS.toNanos(leaseMillis) - (now - sentAt) - drift(leaseMillis);
+    }
+
+    long deadline() {
+        return deadline;
+    }
+
+    /** Derived when needed, as is the drift, rather than kept: a held lease is 16 bytes smaller. */
+    long leaseNanos() {
+        return TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+    }
+
+    /** How long before its due time a lease may join the batch of a lease due earlier. */
+    private long window() {
+        return leaseNanos() / 12;
+    }
+
+    /**
+     * The watchdog's tick found this lease: starts a renewal if one is due within the window. Call with the
+     * watchdog's lock held.
+     *
+     * @return whether a renewal starts, which the caller sends
+     */
+    boolean startRenewal(long now) {
+        if (!renewing || renewalInFlight || nextRenewAt - now > window()) {
+            return false;
+        }
+        renewalInFlight = true;
+        return true;
+    }
+
+    /** The renewal in flight failed, could not be sent, or did not decide: retry soon. Watchdog's lock held. */
+    void renewalFailed(long now) {
+        renewalInFlight = false;
+        nextRenewAt = now + Math.max(MIN_RETRY_NANOS, leaseNanos() / 12);
+    }
+
+    /**
+     * Takes over the renewal schedule of the lease this one took the lock over from locally. A renewal of that lease
+     * in flight extends only that one, so this one renews at once instead. Call with the watchdog's lock held.
+     */
+    void renewAfter(LeaseBase from, long now) {
+        nextRenewAt = from.renewalInFlight ? now : from.nextRenewAt;
+    }
+
+    /** The next time the watchdog must look at this lease. Call with the watchdog's lock held (or unshared). */
+    long nextEvent() {
+        if (!renewing || renewalInFlight) {
+            return deadline;
+        }
+        // Ticks fire when the earliest lease is due and take along every lease due within the window after it.
+        return nextRenewAt - deadline < 0 ? nextRenewAt : deadline;
+    }
+
+    /** A renewal sent at {@code sentAt} succeeded. Call with the watchdog's lock held. */
+    void renewed(long sentAt) {
+        renewalInFlight = false;
+        long next = sentAt + leaseNanos() - drift(leaseMillis);
+        if (next - deadline > 0) {
+            deadline = next;
+        }
+        nextRenewAt = sentAt + leaseNanos() / 3;
     }
 
     abstract Ticker ticker();
@@ -43,8 +156,21 @@ abstract class LeaseBase implements Lease {
     /** Stops renewals and wakes local waiters, once the lease is lost. */
     abstract void afterLoss();
 
+    /** @return the keys of the lease's lock */
+    abstract LockKeys keys();
+
+    /** @return the owner token that the lock key carries while this lease holds it */
+    abstract String token();
+
     /** @return the fence issued to this lease so far, without a request; 0 if none was yet */
     abstract long knownFence();
+
+    /**
+     * Releases in the background a lease nobody will use (its acquire was cancelled, or the client closes).
+     *
+     * @return whether it was released; false, or a failure, if it was not (it then expires with its lease)
+     */
+    abstract CompletableFuture<Boolean> abandon();
 
     /**
      * The error for an operation that needs the lease held: {@link LeaseLostException} if it was lost, else an

@@ -8,6 +8,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One acquire of a quorum lock: the acquire script on every server in parallel; granted when a majority granted
@@ -17,13 +19,13 @@ import java.util.concurrent.TimeUnit;
  * server (or the holder's TTL, or a short random delay after a split vote) and tries again.
  */
 final class QuorumAcquisition implements Notifier.Waiter {
+    private static final Logger LOG = LoggerFactory.getLogger(QuorumAcquisition.class);
     private static final long SPLIT_DELAY_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
     private final QuorumLock lock;
     private final QuorumLockClient client;
     private final long leaseMillis;
-    private final long leaseNanos;
     private final boolean renewing;
     private final boolean waits;
     private final boolean forever;
@@ -42,7 +44,6 @@ final class QuorumAcquisition implements Notifier.Waiter {
         this.lock = lock;
         this.client = lock.client();
         this.leaseMillis = leaseMillis;
-        this.leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
         this.renewing = renewing;
         this.waits = waitNanos != 0;
         this.forever = waitNanos < 0;
@@ -81,8 +82,8 @@ final class QuorumAcquisition implements Notifier.Waiter {
             }
         }
         long sentAt = client.ticker().read();
-        InFlight.then(Fanout.until(client.nodes(),
-                node -> node.scripts().acquire(lock.keys(), token, leaseMillis, kind, true),
+        client.inFlight().send(InFlight.Kind.WORK, () -> Fanout.until(client.nodes(),
+                server -> server.scripts().acquire(lock.keys(), token, leaseMillis, kind, true),
                 outcomes -> client.decided(outcomes, Replies.Acquired.class::isInstance)),
                 (outcomes, error) -> {
                     if (error != null) {
@@ -137,7 +138,8 @@ final class QuorumAcquisition implements Notifier.Waiter {
 
     /** Agrees on the highest fence of the majority; granted if a majority still holds it in time. */
     private void raise(long fence, long sentAt) {
-        InFlight.then(Fanout.until(client.nodes(), node -> node.scripts().raiseFence(lock.keys(), token, fence),
+        client.inFlight().send(InFlight.Kind.WORK, () -> Fanout.until(client.nodes(),
+                server -> server.scripts().raiseFence(lock.keys(), token, fence),
                 outcomes -> client.decided(outcomes, Boolean::booleanValue)), (outcomes, error) -> {
                     if (error != null) {
                         failed(error);
@@ -166,8 +168,7 @@ final class QuorumAcquisition implements Notifier.Waiter {
 
     /** Time left of a lease whose acquire was sent at {@code sentAt}, less the drift margin. */
     private long validity(long sentAt) {
-        long drift = leaseNanos / 100 + TimeUnit.MILLISECONDS.toNanos(2);
-        return leaseNanos - (client.ticker().read() - sentAt) - drift;
+        return LeaseBase.validity(leaseMillis, sentAt, client.ticker().read());
     }
 
     /**
@@ -179,15 +180,17 @@ final class QuorumAcquisition implements Notifier.Waiter {
             if (outcomes != null && outcomes.get(i).ok() && outcomes.get(i).value() instanceof Replies.Held) {
                 continue;
             }
-            RedisLockClient node = client.nodes().get(i).connected();
-            if (node == null) {
+            Server server = client.nodes().get(i).connected();
+            if (server == null) {
                 continue;
             }
-            try {
-                node.scripts().release(lock.keys(), token, node.instanceId());
-            } catch (RuntimeException e) {
-                // The server is unreachable: its grant, if any, expires with the lease.
-            }
+            // A server that cannot be reached keeps its grant, if any, until the lease expires.
+            client.inFlight().send(InFlight.Kind.CLEANUP,
+                    () -> server.scripts().release(lock.keys(), token, server.instanceId()), (released, error) -> {
+                        if (error != null) {
+                            LOG.debug("give-back of quorum lock '{}' failed; it expires: {}", lock.name(), error);
+                        }
+                    }, error -> LOG.debug("give-back of quorum lock '{}' failed; it expires", lock.name(), error));
         }
     }
 
@@ -219,9 +222,10 @@ final class QuorumAcquisition implements Notifier.Waiter {
             // Subscribe on every server; then try again, since a release before the subscription was not heard.
             // A server that cannot subscribe leaves the wait to the timers.
             List<CompletableFuture<?>> joins = new java.util.ArrayList<>();
-            client.eachConnected(node -> joins.add(
-                    node.notifier().join(lock.keys().channel(), this).handle((ok, e) -> null)));
+            client.eachConnected(server -> joins.add(
+                    server.notifier().join(lock.keys().channel(), this).handle((ok, e) -> null)));
             CompletableFuture<?>[] subscriptions = joins.toArray(CompletableFuture[]::new);
+            // wake() fails the acquisition itself if it throws; this stage only carries on.
             CompletableFuture.allOf(subscriptions).thenRun(this::wake);
         } else if (retry) {
             wake();
@@ -239,7 +243,7 @@ final class QuorumAcquisition implements Notifier.Waiter {
             joined = false;
         }
         if (wasJoined) {
-            client.eachConnected(node -> node.notifier().leave(lock.keys().channel(), this, passWake));
+            client.eachConnected(server -> server.notifier().leave(lock.keys().channel(), this, passWake));
         }
     }
 

@@ -62,7 +62,7 @@ final class QuorumLock extends LockBase {
     @Override
     public LockInfo inspect() {
         List<Fanout.Outcome<Replies.State>> outcomes = client.await(
-                Fanout.all(client.nodes(), node -> node.scripts().inspect(keys, false)), describe("inspect"));
+                Fanout.all(client.nodes(), server -> server.scripts().inspect(keys, false)), describe("inspect"));
         LockException failure = quorumFailure(outcomes, "inspect");
         if (failure != null) {
             throw failure;
@@ -94,8 +94,8 @@ final class QuorumLock extends LockBase {
     @Override
     public OptionalLong forceRelease() {
         List<Fanout.Outcome<OptionalLong>> outcomes = client.await(Fanout.all(client.nodes(),
-                node -> node.scripts().forceRelease(keys, node.instanceId(), false)), describe("forced release"));
-        client.eachConnected(node -> node.notifier().wakeOne(keys, false));
+                server -> server.scripts().forceRelease(keys, server.instanceId(), false)), describe("forced release"));
+        client.eachConnected(server -> server.notifier().wakeOne(keys, false));
         LockException failure = quorumFailure(outcomes, "forced release");
         if (failure != null) {
             throw failure;

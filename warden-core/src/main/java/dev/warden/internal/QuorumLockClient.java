@@ -11,71 +11,60 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.function.Supplier;
 
 /**
- * A quorum client over independent Redis masters (the Redlock algorithm): one {@link RedisLockClient} per server,
- * sharing one scheduler thread. A lock is granted when a majority of servers grant it within the lease's validity.
+ * A quorum client over independent Redis masters (the Redlock algorithm): one {@link QuorumNode} per server, all
+ * on one set of {@link SharedResources} threads, and one {@link Watchdog} whose renewals go to every server in one
+ * request per batch. A lock is granted when a majority of servers grant it within the lease's validity.
  */
 final class QuorumLockClient implements LockClient {
-    private static final Logger LOG = LoggerFactory.getLogger(QuorumLockClient.class);
-    private static final AtomicInteger CLIENTS = new AtomicInteger();
-
     private final LockConfig config;
+    private final SharedResources shared;
     private final List<QuorumNode> nodes;
-    private final CallbackPool callbacks;
+    private final Watchdog<QuorumLease> watchdog;
     private final long awaitNanos;
     /** Never spins: a quorum's replies come from several servers, the slowest of a majority last. */
     private final Spinner spinner = new Spinner(0);
-    private final ScheduledExecutorService scheduler;
-    private final boolean ownScheduler;
-    private final Set<QuorumLease> leases = ConcurrentHashMap.newKeySet();
     private final Set<QuorumAcquisition> pending = ConcurrentHashMap.newKeySet();
-    private final Tokens tokens = new Tokens();
+    private final InFlight inFlight = new InFlight();
+    private final Tokens tokens;
     private volatile boolean closed;
 
-    private QuorumLockClient(LockConfig config, List<QuorumNode> nodes, ScheduledExecutorService scheduler,
-                             boolean ownScheduler, String name) {
+    private QuorumLockClient(LockConfig config, SharedResources shared, List<QuorumNode> nodes, Tokens tokens) {
         this.config = config;
+        this.shared = shared;
         this.nodes = List.copyOf(nodes);
-        this.scheduler = scheduler;
-        this.ownScheduler = ownScheduler;
-        this.callbacks = new CallbackPool(name + "-callback");
-        // Each server answers within the command timeout; this bound only guards against a lost future.
-        this.awaitNanos = config.commandTimeout().toNanos() * 2 + TimeUnit.SECONDS.toNanos(1);
+        this.tokens = tokens;
+        this.watchdog = new Watchdog<>(shared.scheduler(), config.ticker(), inFlight, new QuorumRenewals(this));
+        this.awaitNanos = RedisLockClient.awaitNanos(config);
     }
 
-    static QuorumLockClient open(LockConfig config) {
-        String name = "warden-" + config.clientName() + "-quorum-" + CLIENTS.incrementAndGet();
-        boolean own = config.scheduler().isEmpty();
-        ScheduledExecutorService scheduler = config.scheduler().orElseGet(() -> {
-            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1,
-                    RedisLockClient.daemonThreads(name + "-scheduler"));
-            executor.setRemoveOnCancelPolicy(true);
-            return executor;
-        });
+    /**
+     * Connects to every server of the quorum; a server that cannot be reached now is connected later.
+     *
+     * @throws LockConnectionException if fewer than a majority can be reached; nothing is left running
+     */
+    static QuorumLockClient connect(LockConfig config) {
+        SharedResources shared = SharedResources.create(config);
+        Tokens tokens = new Tokens();
+        String instanceId = tokens.next();
         List<QuorumNode> nodes = new ArrayList<>();
         int connected = 0;
         LockException failure = null;
         for (String uri : config.redisUris()) {
-            QuorumNode node = new QuorumNode(config.toBuilder().redisUri(uri).scheduler(scheduler).build(),
-                    scheduler);
+            QuorumNode node = new QuorumNode(config.toBuilder().redisUri(uri).build(), shared, instanceId);
             node.connectNow();
             nodes.add(node);
             if (node.connected() != null) {
                 connected++;
             } else {
                 try {
-                    node.client();
+                    node.server();
                 } catch (LockException e) {
                     failure = e;
                 }
@@ -87,19 +76,15 @@ final class QuorumLockClient implements LockClient {
             LockConnectionException e = new LockConnectionException("connect to quorum " + config.redisUriForDisplay()
                     + ": reached " + connected + " of " + nodes.size() + " servers, fewer than a majority of "
                     + majority, failure);
-            for (QuorumNode node : nodes) {
-                try {
-                    node.close();
-                } catch (RuntimeException cleanup) {
-                    e.addSuppressed(cleanup);
-                }
-            }
-            if (own) {
-                scheduler.shutdownNow();
+            try {
+                nodes.forEach(QuorumNode::close);
+                shared.close();
+            } catch (RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
             }
             throw e;
         }
-        return new QuorumLockClient(config, nodes, scheduler, own, name);
+        return new QuorumLockClient(config, shared, nodes, tokens);
     }
 
     @Override
@@ -116,6 +101,7 @@ final class QuorumLockClient implements LockClient {
         return config;
     }
 
+    /** As {@link RedisLockClient#close()}, on every server: see {@link Closing}. Idempotent. */
     @Override
     public void close() {
         synchronized (this) {
@@ -124,32 +110,44 @@ final class QuorumLockClient implements LockClient {
             }
             closed = true;
         }
-        for (QuorumAcquisition acquisition : new ArrayList<>(pending)) {
-            acquisition.result.completeExceptionally(new LockException("client closed while acquiring"));
-        }
-        List<CompletableFuture<Void>> releases = new ArrayList<>();
-        for (QuorumLease lease : new ArrayList<>(leases)) {
-            releases.add(lease.abandon());
-        }
-        try {
-            CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new))
-                    .get(config.commandTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            LOG.warn("not every quorum lease was released on close; the rest expire: {}", e.toString());
-        }
-        for (QuorumNode node : nodes) {
-            node.close();
-        }
-        if (ownScheduler) {
-            scheduler.shutdownNow();
-        }
-        callbacks.shutdown();
+        Closing.close(inFlight, awaitNanos, () -> {
+            for (QuorumAcquisition acquisition : new ArrayList<>(pending)) {
+                acquisition.result.completeExceptionally(new LockException("client closed while acquiring"));
+            }
+        }, watchdog.leases(), () -> {
+            watchdog.close();
+            nodes.forEach(QuorumNode::close);
+            shared.close();
+        });
+    }
+
+    /** The requests in flight, which {@link #close()} waits for: each fan-out counts as one. */
+    InFlight inFlight() {
+        return inFlight;
+    }
+
+    /**
+     * Sends a fan-out counted in flight (see {@link InFlight#send}) until its result is decided and the callbacks
+     * attached to the returned future have run; refused like any request once the client is closing.
+     */
+    <T> CompletableFuture<T> send(InFlight.Kind kind, Supplier<CompletableFuture<T>> fanout) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        inFlight.send(kind, fanout, (value, error) -> {
+            if (error != null) {
+                result.completeExceptionally(error);
+            } else {
+                result.complete(value);
+            }
+        }, result::completeExceptionally);
+        return result;
+    }
+
+    Watchdog<QuorumLease> watchdog() {
+        return watchdog;
     }
 
     ExecutorService callbackExecutor() {
-        return callbacks.executor();
+        return shared.callbackExecutor();
     }
 
     List<QuorumNode> nodes() {
@@ -184,7 +182,7 @@ final class QuorumLockClient implements LockClient {
     }
 
     ScheduledExecutorService scheduler() {
-        return scheduler;
+        return shared.scheduler();
     }
 
     Tokens tokens() {
@@ -202,25 +200,17 @@ final class QuorumLockClient implements LockClient {
         pending.remove(acquisition);
     }
 
-    void held(QuorumLease lease) {
-        leases.add(lease);
-    }
-
-    void ended(QuorumLease lease) {
-        leases.remove(lease);
-    }
-
     /** Runs a lease-lost callback on the callback pool; its failure is logged. */
     void runCallback(Runnable callback) {
-        callbacks.run(callback);
+        shared.runCallback(callback);
     }
 
-    /** Runs an action on the client of every connected server. */
-    void eachConnected(java.util.function.Consumer<RedisLockClient> action) {
+    /** Runs an action on every connected server. */
+    void eachConnected(Consumer<Server> action) {
         for (QuorumNode node : nodes) {
-            RedisLockClient client = node.connected();
-            if (client != null) {
-                action.accept(client);
+            Server server = node.connected();
+            if (server != null) {
+                action.accept(server);
             }
         }
     }

@@ -2,31 +2,37 @@ package dev.warden.internal;
 
 import dev.warden.LockConfig;
 import dev.warden.LockConnectionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One server of a quorum. Its client is created when the server can be reached: a server that is down when the
- * quorum client starts (or cannot be reached yet) is connected again in the background, at most once a second,
- * while operations count it as failed. Once connected, Lettuce reconnects it by itself.
+ * One server of a quorum. Its {@link Server} connections are made when the server can be reached: a server that is
+ * down when the quorum client starts (or cannot be reached yet) is connected again in the background, at most once
+ * a second, while operations count it as failed. Once connected, Lettuce reconnects it by itself. Every node runs
+ * on the quorum client's {@link SharedResources}.
  */
 final class QuorumNode {
     private static final Logger LOG = LoggerFactory.getLogger(QuorumNode.class);
     private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final LockConfig config;
-    private final ScheduledExecutorService scheduler;
-    private volatile RedisLockClient client;
+    private final SharedResources shared;
+    private final String instanceId;
+    private volatile Server server;
     private volatile RuntimeException lastFailure;
     private boolean connecting;
     private long lastAttempt;
     private boolean closed;
 
-    QuorumNode(LockConfig config, ScheduledExecutorService scheduler) {
+    /**
+     * @param config     this server's configuration
+     * @param instanceId the quorum client's id, which its releases announce on every server
+     */
+    QuorumNode(LockConfig config, SharedResources shared, String instanceId) {
         this.config = config;
-        this.scheduler = scheduler;
+        this.shared = shared;
+        this.instanceId = instanceId;
     }
 
     /** Tries to connect now, on the calling thread; a failure is kept and retried later. */
@@ -39,11 +45,11 @@ final class QuorumNode {
     }
 
     /**
-     * @return the connected client
+     * @return the server's connections
      * @throws LockConnectionException if the server has not been reached yet (a background attempt is started)
      */
-    RedisLockClient client() {
-        RedisLockClient current = client;
+    Server server() {
+        Server current = server;
         if (current != null) {
             return current;
         }
@@ -51,23 +57,23 @@ final class QuorumNode {
             if (!closed && !connecting && System.nanoTime() - lastAttempt > RETRY_NANOS) {
                 connecting = true;
                 lastAttempt = System.nanoTime();
-                scheduler.execute(this::connect);
+                shared.scheduler().execute(this::connect);
             }
         }
         throw new LockConnectionException("not connected to " + config.redisUriForDisplay()
                 + (lastFailure == null ? "" : ": " + lastFailure.getMessage()), lastFailure);
     }
 
-    /** @return the client if connected, else null */
-    RedisLockClient connected() {
-        return client;
+    /** @return the server's connections if connected, else null */
+    Server connected() {
+        return server;
     }
 
     void close() {
-        RedisLockClient current;
+        Server current;
         synchronized (this) {
             closed = true;
-            current = client;
+            current = server;
         }
         if (current != null) {
             current.close();
@@ -75,9 +81,9 @@ final class QuorumNode {
     }
 
     private void connect() {
-        RedisLockClient created = null;
+        Server created = null;
         try {
-            created = RedisLockClient.connect(config);
+            created = Server.connect(config, shared, instanceId);
         } catch (RuntimeException e) {
             lastFailure = e;
             LOG.debug("quorum server {} unreachable: {}", config.redisUriForDisplay(), e.getMessage());
@@ -87,7 +93,7 @@ final class QuorumNode {
             connecting = false;
             discard = closed && created != null;
             if (!discard && created != null) {
-                client = created;
+                server = created;
             }
         }
         if (discard) {

@@ -13,7 +13,6 @@ import org.slf4j.LoggerFactory;
 /** A lease on one lock: HELD until released or lost, then never again. */
 final class RedisLease extends LeaseBase {
     private static final Logger LOG = LoggerFactory.getLogger(RedisLease.class);
-    private static final long MIN_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     /** Local handovers in a row before a release goes to Redis again. */
     static final int MAX_LOCAL_HANDOVERS = 8;
     /** How long after the first of them local handovers in a row may go on. */
@@ -22,8 +21,6 @@ final class RedisLease extends LeaseBase {
     private final RedisLock lock;
     final LockKeys keys;
     final String token;
-    final long leaseMillis;
-    final boolean renewing;
     final Replicas replicas;
     /** 0 until a fence is issued: at the acquire, or at the first {@link #fencingToken()}. */
     private volatile long fence;
@@ -47,11 +44,6 @@ final class RedisLease extends LeaseBase {
      */
     private volatile List<String> upcoming;
 
-    /** When the watchdog renews this lease next. Guarded by the {@link Watchdog}'s lock, which alone calls here. */
-    private long nextRenewAt;
-    /** Whether a renewal of this lease is in flight. Guarded by the {@link Watchdog}'s lock. */
-    private boolean renewalInFlight;
-
     /**
      * @param leaseMillis   the lease that renewals set
      * @param sentAt        when a request was sent that the grant came after: the lease started no earlier
@@ -61,16 +53,13 @@ final class RedisLease extends LeaseBase {
      */
     RedisLease(RedisLock lock, String token, long fence, long leaseMillis, boolean renewing, long sentAt, int acks,
                long grantedMillis, List<String> upcoming) {
-        super(sentAt + TimeUnit.MILLISECONDS.toNanos(grantedMillis) - drift(grantedMillis));
+        super(leaseMillis, renewing, sentAt, grantedMillis);
         this.lock = lock;
         this.replicas = lock.replicas();
         this.acks = acks;
         this.keys = lock.keys();
         this.token = token;
         this.fence = fence;
-        this.leaseMillis = leaseMillis;
-        this.renewing = renewing;
-        this.nextRenewAt = sentAt + TimeUnit.MILLISECONDS.toNanos(grantedMillis) / 3;
         this.upcoming = upcoming;
         this.fenceFloor = 0;
         this.handovers = 0;
@@ -79,7 +68,7 @@ final class RedisLease extends LeaseBase {
 
     /** The lease of a waiter of this client that takes the lock over from {@code from}: same token and deadline. */
     private RedisLease(RedisLease from, long now, List<String> upcoming) {
-        super(from.deadline());
+        super(from);
         this.upcoming = upcoming;
         this.lock = from.lock;
         this.replicas = from.replicas;
@@ -87,10 +76,18 @@ final class RedisLease extends LeaseBase {
         this.keys = from.keys;
         this.token = from.token;
         this.fenceFloor = Math.max(from.fence, from.fenceFloor);
-        this.leaseMillis = from.leaseMillis;
-        this.renewing = true;
         this.handovers = from.handovers + 1;
         this.handedFrom = from.handovers == 0 ? now : from.handedFrom;
+    }
+
+    @Override
+    LockKeys keys() {
+        return keys;
+    }
+
+    @Override
+    String token() {
+        return token;
     }
 
     @Override
@@ -381,6 +378,7 @@ final class RedisLease extends LeaseBase {
      *
      * @return completes with false if the release failed, true otherwise (also when another release came first)
      */
+    @Override
     CompletableFuture<Boolean> abandon() {
         InFlight inFlight = lock.client().inFlight();
         inFlight.enter(InFlight.Kind.CLEANUP);
@@ -430,78 +428,8 @@ final class RedisLease extends LeaseBase {
         lock.client().notifier().wakeOne(keys, lock.queued());
     }
 
-    /** Clock-rate drift between this machine and Redis: 1 % of the lease plus 2 ms, as Redlock does. */
-    static long drift(long leaseMillis) {
-        return TimeUnit.MILLISECONDS.toNanos(leaseMillis) / 100 + TimeUnit.MILLISECONDS.toNanos(2);
-    }
-
-    long deadline() {
-        return deadline;
-    }
-
-    /** Derived when needed, as is the drift, rather than kept: a held lease is 16 bytes smaller. */
-    private long leaseNanos() {
-        return TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-    }
-
-    /** How long before its due time a lease may join the batch of a lease due earlier. */
-    long window() {
-        return leaseNanos() / 12;
-    }
-
-    long retryDelay() {
-        return Math.max(MIN_RETRY_NANOS, leaseNanos() / 12);
-    }
-
     /** Fair mode: the tokens now known to be queued behind this lease, first first. */
     private void queuedBehind(List<String> queue) {
         upcoming = queue;
-    }
-
-    /**
-     * The watchdog's tick found this lease: starts a renewal if one is due within the window. Call with the
-     * watchdog's lock held.
-     *
-     * @return whether a renewal starts, which the caller sends
-     */
-    boolean startRenewal(long now) {
-        if (!renewing || renewalInFlight || nextRenewAt - now > window()) {
-            return false;
-        }
-        renewalInFlight = true;
-        return true;
-    }
-
-    /** The renewal in flight failed or could not be sent: retry soon. Call with the watchdog's lock held. */
-    void renewalFailed(long now) {
-        renewalInFlight = false;
-        nextRenewAt = now + retryDelay();
-    }
-
-    /**
-     * Takes over the renewal schedule of the lease this one took the lock over from locally. A renewal of that lease
-     * in flight extends only that one, so this one renews at once instead. Call with the watchdog's lock held.
-     */
-    void renewAfter(RedisLease from, long now) {
-        nextRenewAt = from.renewalInFlight ? now : from.nextRenewAt;
-    }
-
-    /** The next time the watchdog must look at this lease. Call with the watchdog's lock held (or unshared). */
-    long nextEvent() {
-        if (!renewing || renewalInFlight) {
-            return deadline;
-        }
-        // Ticks fire when the earliest lease is due and take along every lease due within the window after it.
-        return nextRenewAt - deadline < 0 ? nextRenewAt : deadline;
-    }
-
-    /** A renewal sent at {@code sentAt} succeeded. Call with the watchdog's lock held. */
-    void renewed(long sentAt) {
-        renewalInFlight = false;
-        long next = sentAt + leaseNanos() - drift(leaseMillis);
-        if (next - deadline > 0) {
-            deadline = next;
-        }
-        nextRenewAt = sentAt + leaseNanos() / 3;
     }
 }

@@ -6,175 +6,76 @@ import dev.warden.LockConfig;
 import dev.warden.LockException;
 import dev.warden.LockTimeoutException;
 import dev.warden.Ticker;
-import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
-import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.NettyCustomizer;
-import io.netty.channel.Channel;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The client of one Redis deployment (a server, a Sentinel-managed master, or a cluster): its {@link Link}, the
- * pub/sub {@link Notifier}, the {@link Watchdog}, a scheduler thread and a callback pool. Internal; use
+ * The client of one Redis deployment (a server, a Sentinel-managed master, or a cluster): its {@link Server}
+ * connections, the {@link Watchdog} of its leases, and its {@link SharedResources} threads. Internal; use
  * {@link LockClient#create(LockConfig)}.
  */
-public final class RedisLockClient implements LockClient {
+final class RedisLockClient implements LockClient {
     private static final Logger LOG = LoggerFactory.getLogger(RedisLockClient.class);
-    private static final AtomicInteger CLIENTS = new AtomicInteger();
 
     private final LockConfig config;
-    private final ClientResources resources;
-    private final CommandTimer timer;
-    private final Link link;
-    private final Scripts scripts;
-    private final Notifier notifier;
-    private final Watchdog watchdog;
-    private final ScheduledExecutorService scheduler;
-    private final boolean ownScheduler;
-    private final CallbackPool callbacks;
-    private final Tokens tokens = new Tokens();
-    private final String instanceId = tokens.next();
+    private final SharedResources shared;
+    private final Server server;
+    private final Watchdog<RedisLease> watchdog;
+    private final Tokens tokens;
     private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
     private final InFlight inFlight = new InFlight();
     private final long awaitNanos;
     private final Spinner spinner;
     private volatile boolean closed;
 
-    /**
-     * @param prefix    the names of this client's threads
-     * @param scheduler the client's scheduler, already sweeping {@code timer}
-     */
-    private RedisLockClient(LockConfig config, ClientResources resources, CommandTimer timer, Link link,
-                            String prefix, ScheduledExecutorService scheduler) {
+    private RedisLockClient(LockConfig config, SharedResources shared, Server server, Tokens tokens) {
         this.config = config;
-        this.resources = resources;
-        this.timer = timer;
-        this.link = link;
-        this.ownScheduler = config.scheduler().isEmpty();
-        this.scheduler = scheduler;
-        this.callbacks = new CallbackPool(prefix + "-callback");
-        this.scripts = new Scripts(link);
-        this.notifier = new Notifier(link, instanceId, scheduler);
-        this.watchdog = new Watchdog(scheduler, config.ticker(), scripts, inFlight, link.cluster());
-        // Lettuce's own timeout fires first; this bound only guards against a future that never completes.
-        this.awaitNanos = config.commandTimeout().toNanos() * 2 + TimeUnit.SECONDS.toNanos(1);
+        this.shared = shared;
+        this.server = server;
+        this.tokens = tokens;
+        this.watchdog = new Watchdog<>(shared.scheduler(), config.ticker(), inFlight,
+                new RedisRenewals(server.scripts(), server.cluster()));
+        this.awaitNanos = awaitNanos(config);
         this.spinner = new Spinner(config.spinWait().toNanos());
     }
 
     /**
-     * Connects and creates a client for the configuration's topology.
+     * Connects to one server, a Sentinel-managed master, or a cluster.
      *
-     * @param config the configuration
-     * @return the client
-     * @throws NullPointerException if {@code config} is null
-     * @throws LockException        if Redis cannot be reached or refuses the connection
+     * @throws LockException if Redis cannot be reached or refuses the connection; nothing is left running
      */
-    public static LockClient open(LockConfig config) {
-        Objects.requireNonNull(config, "config");
-        return config.topology() == LockConfig.Topology.QUORUM ? QuorumLockClient.open(config) : connect(config);
+    static RedisLockClient connect(LockConfig config) {
+        SharedResources shared = SharedResources.create(config);
+        Tokens tokens = new Tokens();
+        try {
+            return new RedisLockClient(config, shared, Server.connect(config, shared, tokens.next()), tokens);
+        } catch (RuntimeException e) {
+            try {
+                shared.close();
+            } catch (RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
+        }
     }
 
-    /** Connects to one server, a Sentinel-managed master, or a cluster. */
-    static RedisLockClient connect(LockConfig config) {
-        List<RedisURI> uris = new ArrayList<>();
-        for (String text : config.redisUris()) {
-            RedisURI uri = RedisUris.parse(text);
-            uri.setTimeout(config.commandTimeout());
-            uri.setClientName(config.clientName());
-            uris.add(uri);
-        }
-        String prefix = "warden-" + config.clientName() + "-" + CLIENTS.incrementAndGet();
-        ScheduledExecutorService scheduler = config.scheduler().orElseGet(() -> {
-            ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1, daemon(prefix + "-scheduler"));
-            own.setRemoveOnCancelPolicy(true);
-            return own;
-        });
-        // Swept from before the first connection: the connection handshake's commands time out through it too.
-        CommandTimer timer = new CommandTimer(config.ticker(), config.commandTimeout());
-        timer.start(scheduler);
-        ClientResources resources = DefaultClientResources.builder()
-                .ioThreadPoolSize(2)
-                .computationThreadPoolSize(2)
-                .timer(timer)
-                // Batches the flushes of commands that arrive together; see FlushBatcher.
-                .nettyCustomizer(new NettyCustomizer() {
-                    @Override
-                    public void afterChannelInitialized(Channel channel) {
-                        channel.pipeline().addFirst("warden-flush-batcher", new FlushBatcher());
-                    }
-                })
-                .build();
-        SocketOptions socket = SocketOptions.builder()
-                .connectTimeout(config.commandTimeout())
-                .keepAlive(true)
-                .build();
-        TimeoutOptions timeouts = TimeoutOptions.enabled(config.commandTimeout());
-        AbstractRedisClient redis;
-        Supplier<Link> link;
-        if (config.topology() == LockConfig.Topology.CLUSTER) {
-            RedisClusterClient cluster = RedisClusterClient.create(resources, uris);
-            cluster.setOptions(ClusterClientOptions.builder()
-                    .autoReconnect(true)
-                    .timeoutOptions(timeouts)
-                    .socketOptions(socket)
-                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                            .enableAllAdaptiveRefreshTriggers()
-                            .build())
-                    .build());
-            redis = cluster;
-            link = () -> new ClusterLink(cluster);
-        } else {
-            RedisClient single = RedisClient.create(resources);
-            single.setOptions(ClientOptions.builder()
-                    .autoReconnect(true)
-                    .timeoutOptions(timeouts)
-                    .socketOptions(socket)
-                    .build());
-            redis = single;
-            link = () -> new StandaloneLink(single, uris.get(0));
-        }
-        try {
-            return new RedisLockClient(config, resources, timer, link.get(), prefix, scheduler);
-        } catch (RuntimeException e) {
-            LockException failure = Errors.translate(e, "connect to " + config.redisUriForDisplay());
-            try {
-                redis.shutdown(0, 1, TimeUnit.SECONDS);
-                resources.shutdown(0, 1, TimeUnit.SECONDS);
-                timer.stop();
-                if (config.scheduler().isEmpty()) {
-                    scheduler.shutdownNow();
-                }
-            } catch (RuntimeException cleanup) {
-                failure.addSuppressed(cleanup);
-            }
-            throw failure;
-        }
+    /**
+     * How long to wait for a future that a command's reply completes: Lettuce's own timeout fires first; this
+     * bound only guards against a future that never completes.
+     */
+    static long awaitNanos(LockConfig config) {
+        return config.commandTimeout().toNanos() * 2 + TimeUnit.SECONDS.toNanos(1);
     }
 
     @Override
@@ -205,44 +106,15 @@ public final class RedisLockClient implements LockClient {
             }
             closed = true;
         }
-        inFlight.close();
-        for (Acquisition acquisition : new ArrayList<>(pending)) {
-            acquisition.result.completeExceptionally(new LockException("client closed while acquiring"));
-        }
-        boolean interrupted = false;
-        try {
-            // Replies to tries already sent may still grant locks, which are released as they come.
-            inFlight.awaitNone(awaitNanos);
-            List<String> unreleased = Collections.synchronizedList(new ArrayList<>());
-            for (RedisLease lease : new ArrayList<>(watchdog.leases())) {
-                lease.abandon().thenAccept(released -> {
-                    if (!released) {
-                        unreleased.add(lease.lockName());
-                    }
-                });
+        Closing.close(inFlight, awaitNanos, () -> {
+            for (Acquisition acquisition : new ArrayList<>(pending)) {
+                acquisition.result.completeExceptionally(new LockException("client closed while acquiring"));
             }
-            if (!inFlight.awaitNone(awaitNanos)) {
-                LOG.warn("{} requests still unanswered on close", inFlight.count());
-            }
-            if (!unreleased.isEmpty()) {
-                LOG.warn("could not release {} on close; they expire at the end of their leases", unreleased);
-            }
-        } catch (InterruptedException e) {
-            interrupted = true;
-            LOG.warn("interrupted while releasing leases on close; the rest expire at the end of their leases");
-        }
-        watchdog.close();
-        notifier.close();
-        link.close();
-        resources.shutdown(0, 2, TimeUnit.SECONDS);
-        timer.stop();
-        if (ownScheduler) {
-            scheduler.shutdownNow();
-        }
-        callbacks.shutdown();
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        }, watchdog.leases(), () -> {
+            watchdog.close();
+            server.close();
+            shared.close();
+        });
     }
 
     /** The requests in flight, which {@link #close()} waits for; every request's callback is attached there. */
@@ -256,27 +128,27 @@ public final class RedisLockClient implements LockClient {
 
     /** @return whether this client talks to a cluster, where replica acknowledgements are not available */
     boolean cluster() {
-        return link.cluster();
+        return server.cluster();
     }
 
     Scripts scripts() {
-        return scripts;
+        return server.scripts();
     }
 
     Notifier notifier() {
-        return notifier;
+        return server.notifier();
     }
 
-    Watchdog watchdog() {
+    Watchdog<RedisLease> watchdog() {
         return watchdog;
     }
 
     ScheduledExecutorService scheduler() {
-        return scheduler;
+        return shared.scheduler();
     }
 
     ExecutorService callbackExecutor() {
-        return callbacks.executor();
+        return shared.callbackExecutor();
     }
 
     Tokens tokens() {
@@ -285,7 +157,7 @@ public final class RedisLockClient implements LockClient {
 
     /** A random id of this client, sent as the wake-up message of its releases. */
     String instanceId() {
-        return instanceId;
+        return server.instanceId();
     }
 
     void track(Acquisition acquisition) {
@@ -301,7 +173,7 @@ public final class RedisLockClient implements LockClient {
 
     /** Runs a user callback on the callback pool; its failure is logged, since it has no caller to reach. */
     void runCallback(Runnable callback) {
-        callbacks.run(callback);
+        shared.runCallback(callback);
     }
 
     /**
@@ -352,18 +224,5 @@ public final class RedisLockClient implements LockClient {
                 Thread.currentThread().interrupt();
             }
         }
-    }
-
-    static ThreadFactory daemonThreads(String prefix) {
-        return daemon(prefix);
-    }
-
-    private static ThreadFactory daemon(String prefix) {
-        AtomicInteger count = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 }

@@ -6,30 +6,77 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** A Lua script loaded once from a {@code .lua} resource, with its SHA-1 for {@code EVALSHA}. */
 record Script(String name, String source, String sha) {
-    static Script load(String name) {
-        return load(name, new String[0]);
-    }
+    /** A top-level definition: {@code local function f(} or {@code local a, b}. */
+    private static final Pattern DEFINITION =
+            Pattern.compile("^local (?:function )?(\\w+(?:\\s*,\\s*\\w+)*)", Pattern.MULTILINE);
+    private static final Pattern COMMENT = Pattern.compile("--.*$", Pattern.MULTILINE);
 
     /**
-     * A script whose source is the {@code preludes} (shared functions, each a {@code .lua} resource of its own)
-     * followed by its own resource.
+     * A script whose source is the parts of the {@code preludes} (shared Lua, each a {@code .lua} resource of its
+     * own) that it uses, followed by its own resource. Redis runs a script's whole source on every call, creating
+     * a closure for each function it defines, so a script takes from a prelude only what it names: a prelude is
+     * blocks separated by blank lines; a block that defines names ({@code local function f} or {@code local x} at
+     * the start of a line) is kept where the script, or a block kept for it, names one; other blocks always.
      */
     static Script load(String name, String... preludes) {
-        StringBuilder text = new StringBuilder();
+        List<String> blocks = new ArrayList<>();
         for (String prelude : preludes) {
-            text.append(read(prelude)).append('\n');
+            blocks.addAll(List.of(read(prelude).split("\\n\\s*\\n")));
         }
-        String source = text.append(read(name)).toString();
+        String body = read(name);
+        boolean[] kept = new boolean[blocks.size()];
+        StringBuilder used = new StringBuilder(code(body));
+        for (boolean more = true; more; ) {
+            more = false;
+            for (int i = 0; i < blocks.size(); i++) {
+                if (!kept[i] && needed(blocks.get(i), used)) {
+                    kept[i] = true;
+                    used.append('\n').append(code(blocks.get(i)));
+                    more = true;
+                }
+            }
+        }
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; i < blocks.size(); i++) {
+            if (kept[i]) {
+                text.append(blocks.get(i).strip()).append("\n\n");
+            }
+        }
+        String source = text.append(body).toString();
         try {
             byte[] digest = MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8));
             return new Script(name, source, HexFormat.of().formatHex(digest));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-1 is unavailable", e);
         }
+    }
+
+    /** Whether a prelude's block defines nothing, or something that {@code code} names. */
+    private static boolean needed(String block, CharSequence code) {
+        Matcher definition = DEFINITION.matcher(block);
+        boolean defines = false;
+        while (definition.find()) {
+            defines = true;
+            for (String defined : definition.group(1).split("\\s*,\\s*")) {
+                if (Pattern.compile("(?<![\\w.])" + defined + "(?!\\w)").matcher(code).find()) {
+                    return true;
+                }
+            }
+        }
+        return !defines;
+    }
+
+    /** Lua without its comments (none of the scripts has "--" in a string). */
+    private static String code(String lua) {
+        return COMMENT.matcher(lua).replaceAll("");
     }
 
     private static String read(String name) {

@@ -21,22 +21,35 @@ final class Scripts {
     /** Where waiters queue: how long a waiter's registration lives unless the waiter renews it. */
     static final long REGISTRATION_LIFE_MS = 3_000;
 
+    /** The prelude of every script: the server's clock and a lock key's value ({@code lock.lua}). */
+    static final String LOCK = "lock";
+    /** The prelude of the scripts of locks whose waiters queue, after {@link #LOCK} ({@code queue.lua}). */
+    static final String QUEUE = "queue";
+
     private static final String LIFE = Long.toString(REGISTRATION_LIFE_MS);
     private static final String RETENTION = Long.toString(FENCE_RETENTION_MS);
 
+    private static final Script ACQUIRE = Script.load("acquire", LOCK);
+    private static final Script ACQUIRE_QUEUED = Script.load("acquire-queued", LOCK, QUEUE);
+    private static final Script RELEASE = Script.load("release", LOCK);
+    private static final Script RELEASE_QUEUED = Script.load("release-queued", LOCK, QUEUE);
+    private static final Script CONSUME_FAIR = Script.load("consume-fair", LOCK, QUEUE);
+    private static final Script HANDED = Script.load("handed", LOCK, QUEUE);
+    private static final Script RENEW = Script.load("renew", LOCK);
+    private static final Script INSPECT = Script.load("inspect", LOCK, QUEUE);
+    private static final Script FORCE_RELEASE = Script.load("force-release", LOCK, QUEUE);
+    private static final Script RAISE_FENCE = Script.load("raise-fence", LOCK);
+    private static final Script FENCE = Script.load("fence", LOCK);
+    private static final List<Script> ALL = List.of(ACQUIRE, ACQUIRE_QUEUED, RELEASE, RELEASE_QUEUED,
+            CONSUME_FAIR, HANDED, RENEW, INSPECT, FORCE_RELEASE, RAISE_FENCE, FENCE);
+
     private final Link link;
     private final String publish;
-    private final Script acquire = Script.load("acquire");
-    private final Script acquireQueued = Script.load("acquire-queued");
-    private final Script release = Script.load("release");
-    private final Script releaseQueued = Script.load("release-queued", "board");
-    private final Script consumeFair = Script.load("consume-fair", "board");
-    private final Script handed = Script.load("handed");
-    private final Script renew = Script.load("renew");
-    private final Script inspect = Script.load("inspect");
-    private final Script forceRelease = Script.load("force-release");
-    private final Script raiseFence = Script.load("raise-fence");
-    private final Script fence = Script.load("fence");
+
+    /** Every script, each with its preludes. */
+    static List<Script> all() {
+        return ALL;
+    }
 
     /**
      * @param link the connections: the shared one for plain operations, the acknowledgement connection for
@@ -78,7 +91,7 @@ final class Scripts {
      */
     CompletableFuture<Replies.Acquire> acquire(LockKeys keys, String token, long leaseMillis, Try kind,
                                                boolean fenced) {
-        return this.<Long>run(acquire, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
+        return this.<Long>run(ACQUIRE, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
                 token, Long.toString(leaseMillis), kind.arg, fenced ? "1" : "0")
                 .thenApply(reply -> Replies.acquire(reply, leaseMillis));
     }
@@ -86,7 +99,7 @@ final class Scripts {
     /** As {@link #acquire} with a fence issued at once, followed in the same round trip by {@code WAIT}. */
     CompletableFuture<Acked<Replies.Acquire>> acquire(LockKeys keys, String token, long leaseMillis, Try kind,
                                                       Replicas replicas) {
-        return this.<Long>runAcked(acquire, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
+        return this.<Long>runAcked(ACQUIRE, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
                 replicas, token, Long.toString(leaseMillis), kind.arg, "1")
                 .thenApply(acked -> new Acked<>(Replies.acquire(acked.reply(), leaseMillis), acked.acks()));
     }
@@ -106,7 +119,7 @@ final class Scripts {
      * token does not hold the lock.
      */
     CompletableFuture<OptionalLong> fence(LockKeys keys, String token, long floor) {
-        return this.<Long>run(fence, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token,
+        return this.<Long>run(FENCE, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token,
                 Long.toString(floor)).thenApply(Replies::fence);
     }
 
@@ -115,7 +128,7 @@ final class Scripts {
      * whether the key still holds the holder's token (which the waiter now uses).
      */
     CompletableFuture<Boolean> handed(LockKeys keys, String holder, String waiter) {
-        return this.<Long>runInOrder(handed, ScriptOutputType.INTEGER,
+        return this.<Long>runInOrder(HANDED, ScriptOutputType.INTEGER,
                 new String[] {keys.lock(), keys.queue(), keys.registrations()}, holder, waiter)
                 .thenApply(reply -> Replies.flag("handed", reply));
     }
@@ -133,7 +146,7 @@ final class Scripts {
      */
     CompletableFuture<Replies.Acquire> acquireQueued(LockKeys keys, String token, long leaseMillis, Try kind,
                                                      int arm, long grantMillis, String clientId, boolean fenced) {
-        return this.<List<Object>>run(acquireQueued, ScriptOutputType.MULTI,
+        return this.<List<Object>>run(ACQUIRE_QUEUED, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.queue(), keys.registrations()},
                 token, Long.toString(leaseMillis), kind.arg, Integer.toString(arm), Long.toString(grantMillis),
                 LIFE, clientId, fenced ? "1" : "0").thenApply(Replies::acquireQueued);
@@ -141,7 +154,7 @@ final class Scripts {
 
     /** Answers whether the token still owned the lock (and released it) where waiters do not queue. */
     CompletableFuture<Boolean> release(LockKeys keys, String token, String message) {
-        return this.<Long>run(release, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
+        return this.<Long>run(RELEASE, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
                 token, RETENTION, keys.channel(), message, publish).thenApply(reply -> Replies.flag("release", reply));
     }
 
@@ -166,7 +179,7 @@ final class Scripts {
                 args[6 + i] = riders.get(i);
             }
         }
-        return this.<List<Object>>run(releaseQueued, ScriptOutputType.MULTI,
+        return this.<List<Object>>run(RELEASE_QUEUED, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.waiters(), keys.queue(), keys.registrations()}, args)
                 .thenApply(Replies::releaseQueued);
     }
@@ -186,20 +199,40 @@ final class Scripts {
         for (int i = 0; i < riders.size(); i++) {
             args[4 + i] = riders.get(i);
         }
-        return this.<List<Object>>runInOrder(consumeFair, ScriptOutputType.MULTI,
+        return this.<List<Object>>runInOrder(CONSUME_FAIR, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.queue(), keys.registrations()}, args).thenApply(Replies::consumed);
     }
 
     /** Answers, per key, whether it was renewed; {@code args} holds a token and a lease in ms per key. */
-    CompletableFuture<boolean[]> renew(String[] keys, String[] args) {
-        return this.<List<Object>>run(renew, ScriptOutputType.MULTI, keys, args)
+    CompletableFuture<boolean[]> renew(List<? extends LeaseBase> batch) {
+        String[] keys = renewedKeys(batch);
+        return this.<List<Object>>run(RENEW, ScriptOutputType.MULTI, keys, renewedArgs(batch))
                 .thenApply(reply -> Replies.renewed(reply, keys.length));
     }
 
     /** As {@link #renew}, followed in the same round trip by {@code WAIT}. */
-    CompletableFuture<Acked<boolean[]>> renew(String[] keys, String[] args, Replicas replicas) {
-        return this.<List<Object>>runAcked(renew, ScriptOutputType.MULTI, keys, replicas, args)
+    CompletableFuture<Acked<boolean[]>> renew(List<? extends LeaseBase> batch, Replicas replicas) {
+        String[] keys = renewedKeys(batch);
+        return this.<List<Object>>runAcked(RENEW, ScriptOutputType.MULTI, keys, replicas, renewedArgs(batch))
                 .thenApply(acked -> new Acked<>(Replies.renewed(acked.reply(), keys.length), acked.acks()));
+    }
+
+    private static String[] renewedKeys(List<? extends LeaseBase> batch) {
+        String[] keys = new String[batch.size()];
+        for (int i = 0; i < batch.size(); i++) {
+            keys[i] = batch.get(i).keys().lock();
+        }
+        return keys;
+    }
+
+    /** Per lease its token and lease ms, as {@code renew.lua} takes them. */
+    private static String[] renewedArgs(List<? extends LeaseBase> batch) {
+        String[] args = new String[batch.size() * 2];
+        for (int i = 0; i < batch.size(); i++) {
+            args[2 * i] = batch.get(i).token();
+            args[2 * i + 1] = Long.toString(batch.get(i).leaseMillis);
+        }
+        return args;
     }
 
     /**
@@ -207,13 +240,13 @@ final class Scripts {
      * their servers); answers whether the token holds the lock.
      */
     CompletableFuture<Boolean> raiseFence(LockKeys keys, String token, long fence) {
-        return this.<Long>run(raiseFence, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token,
+        return this.<Long>run(RAISE_FENCE, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token,
                 Long.toString(fence)).thenApply(reply -> Replies.flag("raise-fence", reply));
     }
 
     /** Reads the lock's state, counting the queue's registrations if asked. */
     CompletableFuture<Replies.State> inspect(LockKeys keys, boolean queued) {
-        return this.<List<Object>>run(inspect, ScriptOutputType.MULTI, queued
+        return this.<List<Object>>run(INSPECT, ScriptOutputType.MULTI, queued
                 ? new String[] {keys.lock(), keys.waiters(), keys.registrations()}
                 : new String[] {keys.lock(), keys.waiters()}).thenApply(Replies::state);
     }
@@ -223,7 +256,7 @@ final class Scripts {
      * queued ({@link RedisLock#queued}) or not.
      */
     CompletableFuture<OptionalLong> forceRelease(LockKeys keys, String message, boolean queued) {
-        return this.<Long>run(forceRelease, ScriptOutputType.INTEGER, queued
+        return this.<Long>run(FORCE_RELEASE, ScriptOutputType.INTEGER, queued
                 ? new String[] {keys.lock(), keys.queue(), keys.registrations()}
                 : new String[] {keys.lock(), keys.waiters()},
                 RETENTION, keys.channel(), message, publish).thenApply(Replies::forceReleased);

@@ -1,14 +1,11 @@
 package dev.warden.internal;
 
-import dev.warden.LockReplicationException;
 import dev.warden.Ticker;
-import io.lettuce.core.cluster.SlotHash;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -20,11 +17,41 @@ import org.slf4j.LoggerFactory;
  * Keeps renewed leases alive and detects lost ones, for all leases of one client on one scheduler.
  *
  * <p>A renewed lease is due a third of its lease after its last renewal was sent; every lease due within a small
- * window is renewed in the same tick, in batches of up to {@value #BATCH} keys per script call, so that leases
+ * window is renewed in the same tick, in batches of up to {@value #BATCH} keys per request, so that leases
  * acquired together stay together and many leases cost few round trips. A lease whose local deadline passes
- * without a successful renewal (fixed leases: at their end) is lost.
+ * without a successful renewal (fixed leases: at their end) is lost. How a batch is sent, and what its reply
+ * says of each lease, is the {@link Renewals}' part: one server's script, or the same script on each of a quorum's
+ * servers.
+ *
+ * @param <L> the kind of lease
  */
-final class Watchdog {
+final class Watchdog<L extends LeaseBase> {
+    /** What one renewal found of one lease. */
+    enum Verdict {
+        /** Renewed: the lease lasts another lease from when the renewal was sent. */
+        RENEWED,
+        /** The lock is no longer this lease's: lost. */
+        LOST,
+        /** Not decided (no answer, or not from enough servers): tried again soon, until the deadline. */
+        RETRY
+    }
+
+    /** How the leases of one kind are renewed. */
+    interface Renewals<L> {
+        /** Splits due leases into groups that one request may renew together. */
+        Collection<List<L>> groups(List<L> due);
+
+        /**
+         * Sends the renewal of a batch (at most {@value Watchdog#BATCH} leases of one group).
+         *
+         * @return one verdict per lease, in the batch's order; a failed future means every lease is retried
+         */
+        CompletableFuture<Verdict[]> renew(List<L> batch);
+
+        /** Why a lease that a renewal found {@link Verdict#LOST} is lost, for the log and the lost-callbacks. */
+        String lossReason();
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(Watchdog.class);
     /**
      * Keys per renewal script: 200 keys keep Redis busy for about a quarter of a millisecond per call (a GET and a
@@ -33,12 +60,11 @@ final class Watchdog {
     static final int BATCH = 200;
 
     /** The leases watched: added and removed without the lock, iterated by the tick under it. */
-    private final Set<RedisLease> leases = ConcurrentHashMap.newKeySet();
+    private final Set<L> leases = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService scheduler;
     private final Ticker ticker;
-    private final Scripts scripts;
     private final InFlight inFlight;
-    private final boolean bySlot;
+    private final Renewals<L> renewals;
     /** The next tick, if scheduled. Guarded by this. */
     private ScheduledFuture<?> tick;
     /** When the next tick fires. Written under this watchdog's lock; read without it by the fast path of wakeAt. */
@@ -48,30 +74,27 @@ final class Watchdog {
     /** Guarded by this. */
     private boolean closed;
 
-    /**
-     * @param bySlot batch only keys of one cluster slot together, since a script may not touch keys of several
-     */
-    Watchdog(ScheduledExecutorService scheduler, Ticker ticker, Scripts scripts, InFlight inFlight, boolean bySlot) {
+    /** @param inFlight where renewals count as requests in flight (new work, refused once the client closes) */
+    Watchdog(ScheduledExecutorService scheduler, Ticker ticker, InFlight inFlight, Renewals<L> renewals) {
         this.scheduler = scheduler;
         this.ticker = ticker;
-        this.scripts = scripts;
         this.inFlight = inFlight;
-        this.bySlot = bySlot;
+        this.renewals = renewals;
     }
 
-    void register(RedisLease lease) {
+    void register(L lease) {
         // A new lease is not yet shared with the tick, so its first event can be read without the lock.
         long event = lease.nextEvent();
         leases.add(lease);
         wakeAt(event);
     }
 
-    void unregister(RedisLease lease) {
+    void unregister(L lease) {
         leases.remove(lease);
     }
 
     /** Moves the renewals of a lease to the lease that took its lock over locally, with the same token. */
-    void handOver(RedisLease from, RedisLease to) {
+    void handOver(L from, L to) {
         synchronized (this) {
             leases.remove(from);
             to.renewAfter(from, ticker.read());
@@ -79,7 +102,7 @@ final class Watchdog {
         register(to);
     }
 
-    Set<RedisLease> leases() {
+    Set<L> leases() {
         return leases;
     }
 
@@ -109,8 +132,8 @@ final class Watchdog {
     }
 
     private void tick() {
-        List<RedisLease> due = new ArrayList<>();
-        List<RedisLease> lost = new ArrayList<>();
+        List<L> due = new ArrayList<>();
+        List<L> lost = new ArrayList<>();
         long next = 0;
         boolean any = false;
         synchronized (this) {
@@ -120,7 +143,7 @@ final class Watchdog {
                 return;
             }
             long now = ticker.read();
-            for (RedisLease lease : leases) {
+            for (L lease : leases) {
                 if (!lease.active()) {
                     leases.remove(lease);
                 } else if (now - lease.deadline() >= 0) {
@@ -136,11 +159,11 @@ final class Watchdog {
                 }
             }
         }
-        for (RedisLease lease : lost) {
+        for (L lease : lost) {
             lease.loseUnlessReleasing(lease.renewing ? "its lease ran out before a renewal succeeded"
                     : "its fixed lease of " + lease.leaseMillis + " ms ran out before release");
         }
-        for (List<RedisLease> group : groups(due)) {
+        for (List<L> group : renewals.groups(due)) {
             for (int i = 0; i < group.size(); i += BATCH) {
                 renew(group.subList(i, Math.min(group.size(), i + BATCH)));
             }
@@ -150,60 +173,27 @@ final class Watchdog {
         }
     }
 
-    /** Splits due leases into groups that one script may renew: same replica policy, and same slot in a cluster. */
-    private Collection<List<RedisLease>> groups(List<RedisLease> due) {
-        if (!bySlot && due.stream().allMatch(lease -> lease.replicas == Replicas.NONE)) {
-            return List.of(due);
-        }
-        Map<Object, List<RedisLease>> groups = new HashMap<>();
-        for (RedisLease lease : due) {
-            Object key = bySlot ? List.of(lease.replicas, SlotHash.getSlot(lease.keys.lock())) : lease.replicas;
-            groups.computeIfAbsent(key, k -> new ArrayList<>()).add(lease);
-        }
-        return groups.values();
-    }
-
-    private void renew(List<RedisLease> batch) {
-        String[] keys = new String[batch.size()];
-        String[] args = new String[batch.size() * 2];
-        for (int i = 0; i < batch.size(); i++) {
-            RedisLease lease = batch.get(i);
-            keys[i] = lease.keys.lock();
-            args[2 * i] = lease.token;
-            args[2 * i + 1] = Long.toString(lease.leaseMillis);
-        }
+    private void renew(List<L> batch) {
         long sentAt = ticker.read();
-        LOG.debug("renewing {} leases in one call", batch.size());
-        Replicas replicas = batch.get(0).replicas;
+        LOG.debug("renewing {} leases in one request", batch.size());
         // A callback that throws, or a renewal that cannot be sent, counts as a failed renewal: retried.
-        if (!replicas.required()) {
-            inFlight.send(InFlight.Kind.WORK, () -> scripts.renew(keys, args),
-                    (results, error) -> onRenewed(batch, sentAt, results, error),
-                    error -> onRenewed(batch, sentAt, null, error));
-            return;
-        }
-        inFlight.send(InFlight.Kind.WORK, () -> scripts.renew(keys, args, replicas), (acked, error) -> {
-            if (error == null && acked.acks() < replicas.count()) {
-                // Not on enough replicas: a failover now would bring back the older expiry, so it does not count.
-                error = new LockReplicationException("renewal acknowledged by " + acked.acks() + " of "
-                        + replicas.count() + " replicas", (int) acked.acks(), replicas.count());
-            }
-            onRenewed(batch, sentAt, error == null ? acked.reply() : null, error);
-        }, error -> onRenewed(batch, sentAt, null, error));
+        inFlight.send(InFlight.Kind.WORK, () -> renewals.renew(batch),
+                (verdicts, error) -> onRenewed(batch, sentAt, verdicts, error),
+                error -> onRenewed(batch, sentAt, null, error));
     }
 
-    private void onRenewed(List<RedisLease> batch, long sentAt, boolean[] renewed, Throwable error) {
-        List<RedisLease> lost = new ArrayList<>();
+    private void onRenewed(List<L> batch, long sentAt, Verdict[] verdicts, Throwable error) {
+        List<L> lost = new ArrayList<>();
         long next = 0;
         boolean any = false;
         synchronized (this) {
             long now = ticker.read();
             for (int i = 0; i < batch.size(); i++) {
-                RedisLease lease = batch.get(i);
-                if (error != null) {
+                L lease = batch.get(i);
+                if (error != null || verdicts[i] == Verdict.RETRY) {
                     // Retry soon; the lease is lost only when its deadline passes without a success.
                     lease.renewalFailed(now);
-                } else if (renewed[i]) {
+                } else if (verdicts[i] == Verdict.RENEWED) {
                     lease.renewed(sentAt);
                 } else {
                     leases.remove(lease);
@@ -219,8 +209,8 @@ final class Watchdog {
             LOG.warn("renewal of {} leases failed, retrying until their deadlines: {}", batch.size(),
                     Errors.unwrap(error).toString());
         }
-        for (RedisLease lease : lost) {
-            lease.loseUnlessReleasing("a renewal found the lock expired or owned by another token");
+        for (L lease : lost) {
+            lease.loseUnlessReleasing(renewals.lossReason());
         }
         if (any) {
             wakeAt(next);

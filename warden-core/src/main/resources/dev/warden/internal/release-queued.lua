@@ -1,97 +1,73 @@
 -- Release a lock where waiters queue (fair mode, and the default mode without replica acknowledgements) if, and
--- only if, the token still owns it, granting it to the oldest live waiter.
+-- only if, the token still owns it, granting it to the oldest live waiter. Preludes: lock.lua, queue.lua.
 -- KEYS[1] lock key, KEYS[2] waiters of locks that do not queue (see acquire.lua), KEYS[3] queue, KEYS[4]
--- registrations (see acquire-queued.lua); ARGV[1] owner token, ARGV[2] fence retention ms, ARGV[3] wake-up
--- channel, ARGV[4] wake-up message (the releasing client's id), ARGV[5] the publish command: PUBLISH, or SPUBLISH
--- for sharded pub/sub in a Redis 7 cluster.
+-- registrations (see queue.lua); ARGV[1] owner token, ARGV[2] fence retention ms, ARGV[3] wake-up channel,
+-- ARGV[4] wake-up message (the releasing client's id), ARGV[5] the publish command: PUBLISH, or SPUBLISH for
+-- sharded pub/sub in a Redis 7 cluster.
 -- A token that does not own the lock leaves the queue (a waiter that gave up); one that does passes the lock to the
 -- oldest live registration, announced as "<token>:<fence>:<arm>" on that waiter's client's own channel
 -- ("<channel>:<client id>", so that no other client even receives it) unless it is the releasing client.
 -- Waiters of the releasing client that came while it held the lock may register here, as their first try would:
 -- ARGV[6] how long a registration lives, then per waiter its token, arm and grant ms.
--- Returns 0 if the token no longer owned the lock (expired or taken), 1 if released (the key keeps the last fence,
--- as the fencing counter, or goes if no fence was issued), 3 if granted to a waiter of another client: plain
--- integers, since a list costs Redis several times as much to return. If granted to a waiter of the releasing
--- client, {3, fence or 0, token, arm}: the registered waiter with that token, as of its registration by attempt
--- number arm, and a fifth element that lists the first (up to 8) tokens of the queue after it.
-if redis.replicate_commands then redis.replicate_commands() end
-local current = redis.call('GET', KEYS[1])
-local fence, owner
-if current then
-  fence, owner = string.match(current, '^(%d*):(.+)$')
-end
+-- Returns 0 if the token no longer owned the lock (expired or taken), 1 if released (see free in lock.lua), 3 if
+-- granted to a waiter of another client: plain integers, since a list costs Redis several times as much to
+-- return. If granted to a waiter of the releasing client, {3, fence or 0, token, arm}: the registered waiter with
+-- that token, as of its registration by attempt number arm, and a fifth element that lists the first (up to 8)
+-- tokens of the queue after it.
+local fence, owner = parse(redis.call('GET', KEYS[1]))
 if owner ~= ARGV[1] then
-  if redis.call('ZREM', KEYS[3], ARGV[1]) == 1 then
-    redis.call('HDEL', KEYS[4], ARGV[1])
-  end
+  leave(KEYS[3], KEYS[4], ARGV[1])
   return 0
-end
--- Frees the lock: the key keeps the last fence, as the fencing counter, or goes if no fence was issued.
-local function free()
-  if fence == '' then
-    redis.call('DEL', KEYS[1])
-  else
-    redis.call('SET', KEYS[1], fence, 'PX', ARGV[2])
-  end
 end
 -- Nobody waits, the uncontended case: one call tells, for the queue and the waiters of locks that do not queue.
 if not ARGV[6] and redis.call('EXISTS', KEYS[3], KEYS[2]) == 0 then
-  free()
+  free(KEYS[1], fence, ARGV[2])
   return 1
 end
 -- The holder's token is never queued (a grant pops it, a try that finds the lock free removes it), so only a token
 -- that does not hold the lock needs to leave the queue: on an idle server that saves about a tenth of this script.
-local now, ms
 if ARGV[6] then
-  -- Held-back waiters join the queue's tail in their order, behind everyone already waiting (board.lua).
-  now = redis.call('TIME')
-  ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-  board(KEYS[3], KEYS[4], now, tonumber(ARGV[6]), 7, ARGV[4])
+  -- Held-back waiters join the queue's tail in their order, behind everyone already waiting.
+  board(KEYS[3], KEYS[4], tonumber(ARGV[6]), 7, ARGV[4])
 end
 -- Pop the queue's oldest waiters until a live one takes the lock (each redis.call counts: this runs between a
 -- release and the next holder, so it pops rather than reads and removes).
+local popped = false
 while true do
   local head = redis.call('ZPOPMIN', KEYS[3])[1]
   if not head then break end
-  if not now then
-    now = redis.call('TIME')
-    ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
-  end
+  popped = true
   local entry = redis.call('HGET', KEYS[4], head)
   redis.call('HDEL', KEYS[4], head)
-  if entry then
-    local live, grant, arm, client = string.match(entry, '^(%d+):(%d+):(%d+):(.*)$')
-    if tonumber(live) > ms then
-      -- A holder without a fence (the default mode issues one only when asked) grants without one: the new holder
-      -- gets its own when it asks (fence.lua), and a lock nobody asked a fence of leaves no key behind.
-      local next, issued = '', 0
-      if fence ~= '' then
-        issued = math.max(tonumber(fence) + 1, tonumber(now[1]) * 1000000 + tonumber(now[2]))
-        next = string.format('%.0f', issued)
-      end
-      redis.call('SET', KEYS[1], next .. ':' .. head, 'PX', grant)
-      if client ~= ARGV[4] then
-        redis.call(ARGV[5], ARGV[3] .. ':' .. client, head .. ':' .. string.format('%.0f', issued) .. ':' .. arm)
-        return 3
-      end
-      -- A waiter of the releasing client: the reply also names the next waiters in the queue, so that while they
-      -- are of this client too, each holder can pass the lock on without a request (consume-fair.lua).
-      return {3, issued, head, tonumber(arm), redis.call('ZRANGE', KEYS[3], 0, 7)}
+  local until_ms, grant, arm, client = parse_registration(entry)
+  if until_ms and until_ms > now_ms() then
+    -- A holder without a fence (the default mode issues one only when asked) grants without one: the new holder
+    -- gets its own when it asks (fence.lua), and a lock nobody asked a fence of leaves no key behind.
+    local issued = 0
+    if fence ~= '' then
+      issued = next_fence(tonumber(fence))
     end
+    hold(KEYS[1], issued, head, grant)
+    if client ~= ARGV[4] then
+      redis.call(ARGV[5], ARGV[3] .. ':' .. client, head .. ':' .. fence_text(issued) .. ':' .. arm)
+      return 3
+    end
+    -- A waiter of the releasing client: the reply also names the next waiters in the queue, so that while they
+    -- are of this client too, each holder can pass the lock on without a request (consume-fair.lua).
+    return {3, issued, head, tonumber(arm), redis.call('ZRANGE', KEYS[3], 0, 7)}
   end
 end
-if now then
+if popped or ARGV[6] then
   redis.call('DEL', KEYS[4])
 end
 -- Clients of locks that do not queue (replica acknowledgements) may wait on the same name: wake them as release.lua
 -- does.
 local waiting = 0
 if redis.call('EXISTS', KEYS[2]) == 1 then
-  now = now or redis.call('TIME')
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now_ms())
   waiting = redis.call('ZCARD', KEYS[2])
 end
-free()
+free(KEYS[1], fence, ARGV[2])
 if waiting > 0 then
   redis.call(ARGV[5], ARGV[3], ARGV[4])
 end

@@ -1,27 +1,18 @@
 -- Release a lock if, and only if, the token still owns it, where waiters do not queue (see acquire.lua;
--- release-queued.lua otherwise).
+-- release-queued.lua otherwise). Prelude: lock.lua.
 -- KEYS[1] lock key, KEYS[2] waiters (see acquire.lua); ARGV[1] owner token, ARGV[2] fence retention ms,
 -- ARGV[3] wake-up channel, ARGV[4] wake-up message (the releasing client's id), ARGV[5] the publish command:
 -- PUBLISH, or SPUBLISH for sharded pub/sub in a Redis 7 cluster.
--- Returns 0 if the token no longer owned the lock (expired or taken), 1 if released (the key keeps the last fence,
--- as the fencing counter, or goes if no fence was issued; a wake-up is published only while a waiter's registration
--- is live).
-if redis.replicate_commands then redis.replicate_commands() end
-local current = redis.call('GET', KEYS[1])
-if not current then return 0 end
-local fence, owner = string.match(current, '^(%d*):(.+)$')
+-- Returns 0 if the token no longer owned the lock (expired or taken), 1 if released (see free in lock.lua; a
+-- wake-up is published only while a waiter's registration is live).
+local fence, owner = parse(redis.call('GET', KEYS[1]))
 if owner ~= ARGV[1] then return 0 end
 local waiting = 0
 if redis.call('EXISTS', KEYS[2]) == 1 then
-  local now = redis.call('TIME')
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now[1] * 1000 + math.floor(now[2] / 1000))
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now_ms())
   waiting = redis.call('ZCARD', KEYS[2])
 end
-if fence == '' then
-  redis.call('DEL', KEYS[1])
-else
-  redis.call('SET', KEYS[1], fence, 'PX', ARGV[2])
-end
+free(KEYS[1], fence, ARGV[2])
 if waiting > 0 then
   redis.call(ARGV[5], ARGV[3], ARGV[4])
 end

@@ -49,7 +49,23 @@ class LeaseBaseTest {
         int losses;
 
         TestLease() {
-            super(Long.MAX_VALUE / 2);
+            // A fixed lease of about eleven days, granted at time 0 on a clock that stays there.
+            super(1_000_000_000L, false, 0, 1_000_000_000L);
+        }
+
+        @Override
+        LockKeys keys() {
+            return LockKeys.of("test:", "test");
+        }
+
+        @Override
+        String token() {
+            return "token";
+        }
+
+        @Override
+        java.util.concurrent.CompletableFuture<Boolean> abandon() {
+            return java.util.concurrent.CompletableFuture.completedFuture(false);
         }
 
         @Override

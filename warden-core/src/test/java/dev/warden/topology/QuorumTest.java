@@ -233,6 +233,108 @@ class QuorumTest {
         assertThat(acquired.get()).isGreaterThan(10);
     }
 
+    @Test
+    void aQuorumClientRunsOnTheThreadsOfOneClient() throws InterruptedException {
+        start(3);
+        int before = clientThreads();
+        LockClient single = LockClient.create(LockConfig.builder().redisUri(servers.get(0).uri()).build());
+        int singleThreads = busyThreads(single) - before;
+        single.close();
+        awaitThreadsAtMost(before);
+        int quorumThreads = busyThreads(client()) - before;
+        // Each server of the old quorum client had threads of its own: 3 servers cost about 3 clients' threads.
+        assertThat(singleThreads).isPositive();
+        // One more for a computation thread that Lettuce may start late.
+        assertThat(quorumThreads).as("threads of a quorum client against " + singleThreads + " of a single-server one")
+                .isLessThanOrEqualTo(singleThreads + 1);
+    }
+
+    @Test
+    void renewalsOfManyLeasesCostOneRequestPerServerPerPeriod() throws InterruptedException {
+        start(3);
+        DistributedLock[] locks = new DistributedLock[50];
+        LockClient client = client(b -> b.defaultLease(Duration.ofMillis(900)));
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < locks.length; i++) {
+            leases.add(client.lock("many-" + i).tryAcquire().orElseThrow());
+        }
+        for (RedisServer server : servers) {
+            server.call("CONFIG", "RESETSTAT");
+        }
+        // Three renewal periods (a third of the lease each) and a little more.
+        long start = System.nanoTime();
+        Thread.sleep(1_000);
+        double periods = (System.nanoTime() - start) / 300e6;
+        for (RedisServer server : servers) {
+            long renewals = evalshaCalls(server);
+            // One request per period for all 50 leases, not one per lease (which made 50 per period); a period
+            // whose leases straddle two ticks may take two.
+            assertThat(renewals).as("renewal requests on " + server.uri()).isBetween(2L, (long) (2 * periods) + 2);
+        }
+        assertThat(leases).allMatch(Lease::isHeld);
+        for (Lease lease : leases) {
+            assertThat(lease.release()).isTrue();
+        }
+    }
+
+    /** Lettuce's and Warden's threads now alive. */
+    private static int clientThreads() {
+        int n = 0;
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            String name = thread.getName();
+            n += thread.isAlive() && (name.startsWith("lettuce-") || name.startsWith("warden-")) ? 1 : 0;
+        }
+        return n;
+    }
+
+    /**
+     * The threads alive once the client has made each kind of its threads work: five rounds of a holder and a
+     * waiter that is seen waiting (subscribed, registered) before the holder releases to it.
+     */
+    private static int busyThreads(LockClient client) throws InterruptedException {
+        DistributedLock lock = client.lock("threads");
+        for (int round = 0; round < 5; round++) {
+            Lease held = lock.tryAcquire().orElseThrow();
+            AtomicLong acquired = new AtomicLong();
+            Thread waiter = new Thread(() -> {
+                try {
+                    lock.tryAcquire(Duration.ofSeconds(5)).ifPresent(lease -> {
+                        acquired.incrementAndGet();
+                        lease.release();
+                    });
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            waiter.start();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (lock.inspect().waiters() == 0 && System.nanoTime() < end) {
+                Thread.sleep(5);
+            }
+            held.release();
+            waiter.join(TimeUnit.SECONDS.toMillis(10));
+            assertThat(acquired.get()).isEqualTo(1);
+        }
+        return clientThreads();
+    }
+
+    private static void awaitThreadsAtMost(int count) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (clientThreads() > count && System.nanoTime() < end) {
+            Thread.sleep(50);
+        }
+        assertThat(clientThreads()).as("threads after close").isLessThanOrEqualTo(count);
+    }
+
+    private static long evalshaCalls(RedisServer server) {
+        for (String line : ((String) server.call("INFO", "commandstats")).split("\r\n")) {
+            if (line.startsWith("cmdstat_evalsha:")) {
+                return Long.parseLong(line.replaceAll("^cmdstat_evalsha:calls=(\\d+),.*", "$1"));
+            }
+        }
+        return 0;
+    }
+
     private void start(int count) {
         for (int i = 0; i < count; i++) {
             RedisServer server = RedisServer.start();

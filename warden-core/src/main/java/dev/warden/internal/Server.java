@@ -1,0 +1,116 @@
+package dev.warden.internal;
+
+import dev.warden.LockConfig;
+import dev.warden.LockException;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The connections to one Redis deployment (a server, a Sentinel-managed master, or a cluster): its {@link Link},
+ * the {@link Scripts} sent over it, the pub/sub {@link Notifier}, and the random id its releases announce. Its
+ * threads are the client's {@link SharedResources}; a quorum has one of these per server.
+ */
+final class Server {
+    private final Link link;
+    private final Scripts scripts;
+    private final Notifier notifier;
+    private final String instanceId;
+
+    private Server(Link link, String instanceId, SharedResources shared) {
+        this.link = link;
+        this.instanceId = instanceId;
+        this.scripts = new Scripts(link);
+        this.notifier = new Notifier(link, instanceId, shared.scheduler());
+    }
+
+    /**
+     * Connects to the deployment of {@code config} ({@link LockConfig.Topology#SINGLE}, {@code SENTINEL} or
+     * {@code CLUSTER}) on the shared threads.
+     *
+     * @throws LockException if Redis cannot be reached or refuses the connection; nothing is left open
+     */
+    static Server connect(LockConfig config, SharedResources shared, String instanceId) {
+        List<RedisURI> uris = new ArrayList<>();
+        for (String text : config.redisUris()) {
+            RedisURI uri = RedisUris.parse(text);
+            uri.setTimeout(config.commandTimeout());
+            uri.setClientName(config.clientName());
+            uris.add(uri);
+        }
+        SocketOptions socket = SocketOptions.builder()
+                .connectTimeout(config.commandTimeout())
+                .keepAlive(true)
+                .build();
+        TimeoutOptions timeouts = TimeoutOptions.enabled(config.commandTimeout());
+        AbstractRedisClient redis;
+        Supplier<Link> link;
+        if (config.topology() == LockConfig.Topology.CLUSTER) {
+            RedisClusterClient cluster = RedisClusterClient.create(shared.lettuce(), uris);
+            cluster.setOptions(ClusterClientOptions.builder()
+                    .autoReconnect(true)
+                    .timeoutOptions(timeouts)
+                    .socketOptions(socket)
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enableAllAdaptiveRefreshTriggers()
+                            .build())
+                    .build());
+            redis = cluster;
+            link = () -> new ClusterLink(cluster);
+        } else {
+            RedisClient single = RedisClient.create(shared.lettuce());
+            single.setOptions(ClientOptions.builder()
+                    .autoReconnect(true)
+                    .timeoutOptions(timeouts)
+                    .socketOptions(socket)
+                    .build());
+            redis = single;
+            link = () -> new StandaloneLink(single, uris.get(0));
+        }
+        try {
+            return new Server(link.get(), instanceId, shared);
+        } catch (RuntimeException e) {
+            LockException failure = Errors.translate(e, "connect to " + config.redisUriForDisplay());
+            try {
+                redis.shutdown(0, 1, TimeUnit.SECONDS);
+            } catch (RuntimeException cleanup) {
+                failure.addSuppressed(cleanup);
+            }
+            throw failure;
+        }
+    }
+
+    Scripts scripts() {
+        return scripts;
+    }
+
+    Notifier notifier() {
+        return notifier;
+    }
+
+    /** A random id of this client, sent as the wake-up message of its releases. */
+    String instanceId() {
+        return instanceId;
+    }
+
+    /** @return whether this is a cluster, where replica acknowledgements are not available */
+    boolean cluster() {
+        return link.cluster();
+    }
+
+    /** Closes the pub/sub side and the connections; the shared threads stay. */
+    void close() {
+        notifier.close();
+        link.close();
+    }
+}

@@ -1,0 +1,102 @@
+package dev.warden.internal;
+
+import dev.warden.LockConfig;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import io.lettuce.core.resource.NettyCustomizer;
+import io.netty.channel.Channel;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The threads and timers of one {@link dev.warden.LockClient}, shared by every server it talks to (one, or each of
+ * a quorum's): Lettuce's I/O and computation threads, the {@link CommandTimer}, the scheduler (the configured one,
+ * or a thread of its own) and the {@link CallbackPool}. Created first and closed last, by the client that owns it.
+ */
+final class SharedResources {
+    private static final AtomicInteger CLIENTS = new AtomicInteger();
+
+    private final String prefix;
+    private final ScheduledExecutorService scheduler;
+    private final boolean ownScheduler;
+    private final CommandTimer timer;
+    private final ClientResources lettuce;
+    private final CallbackPool callbacks;
+
+    private SharedResources(LockConfig config) {
+        this.prefix = "warden-" + config.clientName() + "-" + CLIENTS.incrementAndGet();
+        this.ownScheduler = config.scheduler().isEmpty();
+        this.scheduler = config.scheduler().orElseGet(() -> {
+            ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1, daemonThreads(prefix + "-scheduler"));
+            own.setRemoveOnCancelPolicy(true);
+            return own;
+        });
+        // Swept from before the first connection: the connection handshake's commands time out through it too.
+        this.timer = new CommandTimer(config.ticker(), config.commandTimeout());
+        timer.start(scheduler);
+        this.lettuce = DefaultClientResources.builder()
+                .ioThreadPoolSize(2)
+                .computationThreadPoolSize(2)
+                .timer(timer)
+                // Batches the flushes of commands that arrive together; see FlushBatcher.
+                .nettyCustomizer(new NettyCustomizer() {
+                    @Override
+                    public void afterChannelInitialized(Channel channel) {
+                        channel.pipeline().addFirst("warden-flush-batcher", new FlushBatcher());
+                    }
+                })
+                .build();
+        this.callbacks = new CallbackPool(prefix + "-callback");
+    }
+
+    /** Starts the threads of a new client. */
+    static SharedResources create(LockConfig config) {
+        return new SharedResources(config);
+    }
+
+    /** Daemon threads named {@code prefix-1}, {@code prefix-2}, ... */
+    static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    /** The names of the client's threads, for logs. */
+    String prefix() {
+        return prefix;
+    }
+
+    ScheduledExecutorService scheduler() {
+        return scheduler;
+    }
+
+    ClientResources lettuce() {
+        return lettuce;
+    }
+
+    ExecutorService callbackExecutor() {
+        return callbacks.executor();
+    }
+
+    /** Runs a user callback on the callback pool; its failure is logged, since it has no caller to reach. */
+    void runCallback(Runnable callback) {
+        callbacks.run(callback);
+    }
+
+    /** Stops every thread; call after the connections closed. */
+    void close() {
+        lettuce.shutdown(0, 2, TimeUnit.SECONDS);
+        timer.stop();
+        if (ownScheduler) {
+            scheduler.shutdownNow();
+        }
+        callbacks.shutdown();
+    }
+}

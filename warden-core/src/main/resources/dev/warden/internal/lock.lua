@@ -1,0 +1,70 @@
+-- Prepended to every script (Script.load): what they share about the server's clock and a lock key's value.
+-- A lock key (KEYS[1] of the lock's scripts) holds "<fence>:<token>" while held (PX lease), with an empty fence
+-- until one is issued (fence.lua); "<fence>" while free (PX retention), kept as the fencing counter; or no value
+-- when no fence was issued since the key was last missing.
+-- Scripts replicate their effects, not their source: they read the server's clock, which a replica must not
+-- read again (the default since Redis 5; this line keeps older configurations right).
+if redis.replicate_commands then redis.replicate_commands() end
+
+-- The server's time in us, read once per call: a script runs atomically, so one reading holds for all of it.
+local clock_us
+local function now_us()
+  if not clock_us then
+    local now = redis.call('TIME')
+    clock_us = tonumber(now[1]) * 1000000 + tonumber(now[2])
+  end
+  return clock_us
+end
+
+-- The server's time in ms. Like now_us it returns one value, so either may end an argument list.
+local function now_ms()
+  return math.floor(now_us() / 1000)
+end
+
+-- A lock key's value, parsed: the fence ('' while a holder has none) and the holder's token while held; the fence
+-- and no token while free; nothing for no value; false for a value that is not a Warden lock (see not_a_lock).
+local function parse(value)
+  if not value then return nil end
+  local fence, owner = string.match(value, '^(%d*):(.+)$')
+  if fence then return fence, owner end
+  fence = string.match(value, '^(%d+)$')
+  if fence then return fence, nil end
+  return false
+end
+
+-- Whether a lock key's value (any Redis reply) says that `token` holds the lock: where only the holder matters,
+-- this costs less than parse (tokens never contain ':').
+local function held_by(value, token)
+  return type(value) == 'string' and string.sub(value, -#token - 1) == ':' .. token
+end
+
+-- The error a script answers with where its key holds a value that is not a Warden lock.
+local function not_a_lock(key)
+  return redis.error_reply('WARDEN key ' .. key .. ' holds a value that is not a Warden lock')
+end
+
+-- The next fencing token after the fence `last` (a number, 0 for none): max(last + 1, server time in us), so that
+-- fences keep rising even after the key was lost. Fences exceed 2^53 only in the year 2255; until then a double
+-- holds them exactly, and '%.0f' writes them without an exponent.
+local function next_fence(last)
+  return math.max(last + 1, now_us())
+end
+
+local function fence_text(fence)
+  return string.format('%.0f', fence)
+end
+
+-- Holds the lock for `token` with the fence (a number, 0 for none yet) for `lease` ms.
+local function hold(key, fence, token, lease)
+  redis.call('SET', key, (fence > 0 and string.format('%.0f', fence) or '') .. ':' .. token, 'PX', lease)
+end
+
+-- Frees a held lock whose fence is `fence` (text, '' for none): the key keeps the fence for `retention` ms, as the
+-- fencing counter, or goes if no fence was issued.
+local function free(key, fence, retention)
+  if fence == '' then
+    redis.call('DEL', key)
+  else
+    redis.call('SET', key, fence, 'PX', retention)
+  end
+end

@@ -1,0 +1,58 @@
+-- Prepended, after lock.lua, to the scripts of locks whose waiters queue: what they share about the queue.
+-- The queue (KEYS[2] or KEYS[3] of those scripts) is a sorted set of waiting tokens scored by arrival (server us,
+-- kept unique); the registrations, a hash of token -> "<live until ms>:<grant ms>:<arm>:<client id>": how long
+-- the waiter is known to be alive, the lease a release grants it, the attempt (arm) it registered with, and the
+-- client whose channel hears of its grant. A registration lives `life` ms unless the waiter renews it, and so do
+-- both keys.
+
+local function registration(until_ms, grant, arm, client)
+  return until_ms .. ':' .. grant .. ':' .. arm .. ':' .. client
+end
+
+-- A registration's parts: live until (a number), grant, arm and client (text); nothing for no registration.
+local function parse_registration(entry)
+  if not entry then return nil end
+  local until_ms, grant, arm, client = string.match(entry, '^(%d+):(%d+):(%d+):(.*)$')
+  return tonumber(until_ms), grant, arm, client
+end
+
+-- Whether a registration is live at the server's time.
+local function live(entry)
+  local ms = now_ms()
+  return entry ~= nil and tonumber(string.match(entry, '^(%d+)')) > ms
+end
+
+-- Joins `token` to the queue at its tail, once (a waiter that is queued already keeps its place), and proves it
+-- alive for another `life` ms.
+local function register(queue, registrations, token, life, grant, arm, client)
+  local ms, us = now_ms(), now_us()
+  local tail = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')
+  redis.call('ZADD', queue, 'NX', math.max(us, tail[2] and tonumber(tail[2]) + 1 or 0), token)
+  redis.call('HSET', registrations, token, registration(ms + life, grant, arm, client))
+  redis.call('PEXPIRE', queue, life)
+  redis.call('PEXPIRE', registrations, life)
+end
+
+-- Registers waiters of one client that were held back for its lease at the queue's tail, in their order, behind
+-- everyone already waiting. first: the index in ARGV of the first waiter's token, each waiter being a token, an
+-- arm and a grant in ms; client: the waiters' client id.
+local function board(queue, registrations, life, first, client)
+  local ms, us = now_ms(), now_us()
+  local tail = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')
+  local score = math.max(us, tail[2] and tonumber(tail[2]) + 1 or 0)
+  for i = first, #ARGV, 3 do
+    if redis.call('ZADD', queue, 'NX', score, ARGV[i]) == 1 then
+      score = score + 1
+    end
+    redis.call('HSET', registrations, ARGV[i], registration(ms + life, ARGV[i + 2], ARGV[i + 1], client))
+  end
+  redis.call('PEXPIRE', queue, life)
+  redis.call('PEXPIRE', registrations, life)
+end
+
+-- Removes `token` from the queue and its registration, if it is queued.
+local function leave(queue, registrations, token)
+  if redis.call('ZREM', queue, token) == 1 then
+    redis.call('HDEL', registrations, token)
+  end
+end
