@@ -70,6 +70,40 @@ public interface Lease extends AutoCloseable {
     void onLost(Runnable callback);
 
     /**
+     * Sets a fixed lease (one acquired with a duration) to end {@code lease} from now, sooner or later than it would
+     * have: the lock's key in Redis gets the new expiry in one atomic step that checks it still carries this
+     * lease's token, and the local deadline then counts from when that request was sent, less the drift margin.
+     * For a task that learns how long it needs as it goes, or that is done early but must hold the lock a while.
+     *
+     * @param lease how long from now the lease is to last: at least one millisecond
+     * @return {@code true} if the lease still held the lock and now lasts that long; {@code false} if it was found
+     *         lost (expired or taken), in which case it is lost now and its {@link #onLost} callbacks run
+     * @throws NullPointerException     if {@code lease} is null
+     * @throws IllegalArgumentException if {@code lease} is shorter than one millisecond
+     * @throws IllegalStateException    if the watchdog renews this lease (it sets the expiry itself), or the lease
+     *                                  was released
+     * @throws LeaseLostException       if the lease was lost before this call
+     * @throws LockException            if Redis fails to answer; the lease keeps its previous expiry
+     */
+    boolean extend(Duration lease);
+
+    /**
+     * Releases the lease now but leaves the lock held in Redis for {@code keep} more, after which it is free without
+     * another request: nobody acquires it before then, this client's waiters included. For a task that must not
+     * run again within a period even when it finishes early (ShedLock's {@code lockAtLeastFor}). The key's expiry
+     * is set to {@code keep} (sooner or later than the lease would have ended) only if it still carries this
+     * lease's token. A {@code keep} of zero or less is {@link #release()}.
+     *
+     * @param keep how long the lock stays held after this call
+     * @return {@code true} if this lease still held the lock, which now ends after {@code keep}; {@code false} if it
+     *         had been released before, or was lost (expired or taken)
+     * @throws NullPointerException if {@code keep} is null
+     * @throws LockException        if Redis fails to answer; the lease then stops being renewed and expires on the
+     *                              server
+     */
+    boolean releaseAfter(Duration keep);
+
+    /**
      * Releases the lock with one atomic compare-and-delete: it never removes a lock that another owner holds.
      *
      * @return {@code true} if this lease still held the lock and released it; {@code false} if it had been

@@ -2,6 +2,7 @@ package dev.warden.internal;
 
 import dev.warden.Lease;
 import dev.warden.LeaseLostException;
+import dev.warden.LockException;
 import dev.warden.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,6 +11,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -138,6 +140,14 @@ abstract class LeaseBase implements Lease {
         return nextRenewAt - deadline < 0 ? nextRenewAt : deadline;
     }
 
+    /**
+     * The lock's expiry was set to {@code leaseMillis} by a request sent at {@code sentAt} ({@link #extend}): the
+     * deadline moves there, sooner or later. Call with the watchdog's lock held.
+     */
+    void expiresAfter(long sentAt, long leaseMillis) {
+        deadline = sentAt + TimeUnit.MILLISECONDS.toNanos(leaseMillis) - drift(leaseMillis);
+    }
+
     /** A renewal sent at {@code sentAt} succeeded. Call with the watchdog's lock held. */
     void renewed(long sentAt) {
         renewalInFlight = false;
@@ -213,6 +223,48 @@ abstract class LeaseBase implements Lease {
         release();
     }
 
+    @Override
+    public boolean extend(Duration lease) {
+        long millis = Require.lease(lease, "lease").toMillis();
+        if (renewing) {
+            throw new IllegalStateException("extend of lock '" + lockName()
+                    + "': the watchdog renews this lease; extend applies to leases acquired with a duration");
+        }
+        if (!active()) {
+            throw ended("extend");
+        }
+        long sentAt = ticker().read();
+        if (!expire(millis, "extend")) {
+            // A release that started meanwhile may be what removed it, and its own reply decides.
+            loseUnlessReleasing("it was found expired or taken when extended");
+            return false;
+        }
+        moveDeadline(sentAt, millis);
+        return true;
+    }
+
+    @Override
+    public boolean releaseAfter(Duration keep) {
+        Objects.requireNonNull(keep, "keep");
+        return keep.toMillis() <= 0 ? release() : releaseKeeping(keep.toMillis());
+    }
+
+    /**
+     * Sets the expiry of the lock's key to {@code millis} from now if it still carries this lease's token, waiting
+     * for the answer.
+     *
+     * @param operation names the operation in errors
+     * @return whether the key carried the token
+     * @throws LockException if Redis fails to answer
+     */
+    abstract boolean expire(long millis, String operation);
+
+    /** Moves the local deadline after {@link #expire} succeeded for a request sent at {@code sentAt}. */
+    abstract void moveDeadline(long sentAt, long millis);
+
+    /** {@link #releaseAfter} with a positive {@code keepMillis}: a release that sets the expiry instead. */
+    abstract boolean releaseKeeping(long keepMillis);
+
     /** @return whether the lease is held and no release has started */
     boolean active() {
         return state == HELD;
@@ -226,6 +278,29 @@ abstract class LeaseBase implements Lease {
     /** The release that {@link #beginRelease()} started has ended (or failed). */
     void released() {
         state = RELEASED;
+    }
+
+    /**
+     * Ends a started release by its request's answer: released if the lease still held the lock, lost with
+     * {@code lostBecause} if not. A request that fails ends the release too (the key expires on the server).
+     *
+     * @param request waits for the request and answers whether the lease held the lock
+     * @throws LockException if the request failed
+     */
+    boolean finishRelease(BooleanSupplier request, String lostBecause) {
+        boolean held;
+        try {
+            held = request.getAsBoolean();
+        } catch (LockException e) {
+            released();
+            throw e;
+        }
+        if (held) {
+            released();
+        } else {
+            lose(lostBecause);
+        }
+        return held;
     }
 
     /** Marks the lease lost (once, unless released already), logs why, and runs the callbacks. */

@@ -98,6 +98,53 @@ final class QuorumLease extends LeaseBase {
                 + Errors.translate(cause, "first failure").getMessage(), cause);
     }
 
+    /** On every server; held where a majority set it, not held where so many found it gone that none can. */
+    @Override
+    boolean expire(long millis, String operation) {
+        List<Fanout.Outcome<Boolean>> outcomes = client.await(expireAll(millis, InFlight.Kind.WORK),
+                lock.describe(operation));
+        return majorityHeld(outcomes, operation);
+    }
+
+    @Override
+    void moveDeadline(long sentAt, long millis) {
+        client.watchdog().expiresAfter(this, sentAt, millis);
+    }
+
+    @Override
+    boolean releaseKeeping(long keepMillis) {
+        if (!beginRelease()) {
+            return false;
+        }
+        stop();
+        return finishRelease(() -> majorityHeld(client.await(expireAll(keepMillis, InFlight.Kind.CLEANUP),
+                lock.describe("release")), "release"), "it was found held on fewer servers than a majority on release");
+    }
+
+    private CompletableFuture<List<Fanout.Outcome<Boolean>>> expireAll(long millis, InFlight.Kind kind) {
+        return client.send(kind, () -> Fanout.until(client.nodes(),
+                server -> server.scripts().expire(lock.keys(), token, millis, Replicas.NONE),
+                outcomes -> client.decided(outcomes, Boolean::booleanValue)));
+    }
+
+    /**
+     * @return true if a majority held the token, false if so many did not that no majority can
+     * @throws LockConnectionException if too many servers failed for either
+     */
+    private boolean majorityHeld(List<Fanout.Outcome<Boolean>> outcomes, String operation) {
+        int held = Fanout.count(outcomes, Boolean::booleanValue);
+        if (held >= client.majority()) {
+            return true;
+        }
+        if (client.outOfReach(Fanout.count(outcomes, h -> !h))) {
+            return false;
+        }
+        Throwable cause = Fanout.firstFailure(outcomes);
+        throw new LockConnectionException(lock.describe(operation) + ": held on " + held + " of "
+                + client.nodes().size() + " servers, and too many failed to tell: "
+                + (cause == null ? "no answer" : Errors.translate(cause, "first failure").getMessage()), cause);
+    }
+
     @Override
     public String toString() {
         return "Lease{lock=" + lock.name() + ", fence=" + fence + ", quorum, held=" + isHeld() + "}";

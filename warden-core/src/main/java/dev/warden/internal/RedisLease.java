@@ -140,6 +140,41 @@ final class RedisLease extends LeaseBase {
         return lock.client().inFlight().call(InFlight.Kind.CLEANUP, () -> beginRelease() && releaseHeld());
     }
 
+    @Override
+    boolean expire(long millis, String operation) {
+        RedisLockClient client = lock.client();
+        return client.inFlight().call(InFlight.Kind.WORK, () -> client.await(
+                client.scripts().expire(keys, token, millis, replicas), lock.describe(operation)));
+    }
+
+    @Override
+    void moveDeadline(long sentAt, long millis) {
+        lock.client().watchdog().expiresAfter(this, sentAt, millis);
+    }
+
+    /**
+     * A release that leaves the key to expire after {@code keepMillis}: no grant, no local handover. Waiters, this
+     * client's too, find the lock held until then, and the first of them to try after it expires takes it.
+     */
+    @Override
+    boolean releaseKeeping(long keepMillis) {
+        RedisLockClient client = lock.client();
+        return client.inFlight().call(InFlight.Kind.CLEANUP, () -> {
+            if (!beginRelease()) {
+                return false;
+            }
+            client.watchdog().unregister(this);
+            boolean held = finishRelease(() -> client.await(client.scripts().expire(keys, token, keepMillis, replicas),
+                    lock.describe("release")), "it was found expired or taken on release");
+            if (lock.fair()) {
+                client.notifier().ended(keys, token);
+            }
+            // A local waiter tries now and learns how long the lock stays held.
+            client.notifier().wakeOne(keys, lock.queued());
+            return held;
+        });
+    }
+
     /** The release that {@link #beginRelease()} started: through Redis, or a local handover. */
     private boolean releaseHeld() {
         RedisLockClient client = lock.client();
@@ -151,19 +186,8 @@ final class RedisLease extends LeaseBase {
             return handOverOrGrant(client);
         }
         // Replica acknowledgements: waiters do not queue, and none can take a lease over (Acquisition#reserve).
-        boolean held;
-        try {
-            held = client.await(client.scripts().release(keys, token, client.instanceId()),
-                    lock.describe("release"));
-        } catch (LockException e) {
-            released();
-            throw e;
-        }
-        if (held) {
-            released();
-        } else {
-            lose("it was found expired or taken on release");
-        }
+        boolean held = finishRelease(() -> client.await(client.scripts().release(keys, token, client.instanceId()),
+                lock.describe("release")), "it was found expired or taken on release");
         client.notifier().wakeOne(keys, false);
         return held;
     }

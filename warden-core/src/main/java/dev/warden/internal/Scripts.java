@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.LockReplicationException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -215,6 +216,27 @@ final class Scripts {
         String[] keys = renewedKeys(batch);
         return this.<List<Object>>runAcked(RENEW, ScriptOutputType.MULTI, keys, replicas, renewedArgs(batch))
                 .thenApply(acked -> new Acked<>(Replies.renewed(acked.reply(), keys.length), acked.acks()));
+    }
+
+    /**
+     * Sets the expiry of a lock this token holds to {@code millis} from now ({@code renew.lua} with one key); false
+     * if the token does not hold it. Where replicas must acknowledge, a change too few acknowledged fails with
+     * {@link LockReplicationException}: a failover then would bring back the older expiry.
+     */
+    CompletableFuture<Boolean> expire(LockKeys keys, String token, long millis, Replicas replicas) {
+        String[] key = {keys.lock()};
+        String ms = Long.toString(millis);
+        if (!replicas.required()) {
+            return this.<List<Object>>run(RENEW, ScriptOutputType.MULTI, key, token, ms)
+                    .thenApply(reply -> Replies.renewed(reply, 1)[0]);
+        }
+        return this.<List<Object>>runAcked(RENEW, ScriptOutputType.MULTI, key, replicas, token, ms).thenApply(acked -> {
+            if (acked.acks() < replicas.count()) {
+                throw new LockReplicationException("expiry change acknowledged by " + acked.acks() + " of "
+                        + replicas.count() + " replicas", (int) acked.acks(), replicas.count());
+            }
+            return Replies.renewed(acked.reply(), 1)[0];
+        });
     }
 
     private static String[] renewedKeys(List<? extends LeaseBase> batch) {

@@ -102,6 +102,21 @@ final class Watchdog<L extends LeaseBase> {
         register(to);
     }
 
+    /**
+     * A fixed lease's key was given a new expiry of {@code leaseMillis} by a request sent at {@code sentAt}: its
+     * deadline moves there, and a tick comes by then if it is sooner than the one scheduled.
+     */
+    void expiresAfter(L lease, long sentAt, long leaseMillis) {
+        long event;
+        synchronized (this) {
+            lease.expiresAfter(sentAt, leaseMillis);
+            event = lease.nextEvent();
+        }
+        if (leases.contains(lease)) {
+            wakeAt(event);
+        }
+    }
+
     Set<L> leases() {
         return leases;
     }

@@ -54,6 +54,20 @@ class LeaseBaseTest {
         }
 
         @Override
+        boolean expire(long millis, String operation) {
+            return true;
+        }
+
+        @Override
+        void moveDeadline(long sentAt, long millis) {
+        }
+
+        @Override
+        boolean releaseKeeping(long keepMillis) {
+            return release();
+        }
+
+        @Override
         LockKeys keys() {
             return LockKeys.of("test:", "test");
         }

@@ -177,6 +177,31 @@ class QuorumTest {
     }
 
     @Test
+    void extendAndReleaseAfterSetTheExpiryOnTheServersThatHoldIt() throws InterruptedException {
+        start(3);
+        DistributedLock lock = client(Duration.ofMillis(300)).lock("orders");
+        Lease lease = lock.tryAcquire(Duration.ZERO, Duration.ofMillis(400)).orElseThrow();
+        servers.get(0).kill();
+        assertThat(lease.extend(Duration.ofSeconds(20))).isTrue();
+        for (int i = 1; i < 3; i++) {
+            assertThat((Long) servers.get(i).call("PTTL", "warden:{orders}")).isBetween(19_000L, 20_000L);
+        }
+        Thread.sleep(600);
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(lease.releaseAfter(Duration.ofMillis(500))).isTrue();
+        assertThat(lease.isHeld()).isFalse();
+        for (int i = 1; i < 3; i++) {
+            assertThat((Long) servers.get(i).call("PTTL", "warden:{orders}")).isBetween(1L, 500L);
+        }
+        DistributedLock other = client(Duration.ofMillis(300)).lock("orders");
+        assertThat(other.tryAcquire()).isEmpty();
+        Lease next = other.tryAcquire(Duration.ofSeconds(3), Duration.ofSeconds(10)).orElseThrow();
+        // One server left: no majority can tell, so extend fails loudly rather than guessing.
+        servers.get(1).kill();
+        assertThatThrownBy(() -> next.extend(Duration.ofSeconds(20))).isInstanceOf(LockConnectionException.class);
+    }
+
+    @Test
     void aQuorumNeedsThreeDistinctServers() {
         start(3);
         assertThatThrownBy(() -> LockConfig.builder().quorum(servers.get(0).uri(), servers.get(1).uri()))
