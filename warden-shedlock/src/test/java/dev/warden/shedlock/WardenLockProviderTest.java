@@ -1,0 +1,95 @@
+package dev.warden.shedlock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.warden.LockClient;
+import dev.warden.LockConfig;
+import dev.warden.redisserver.RedisServer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import net.javacrumbs.shedlock.core.ClockProvider;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** What the contract does not cover: the expiry lives in Redis, whatever happens to the client that set it. */
+@Timeout(60)
+class WardenLockProviderTest {
+    private static RedisServer server;
+
+    @BeforeAll
+    static void start() {
+        server = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void lockAtLeastForHoldsAfterTheClientThatUnlockedIsClosed() throws InterruptedException {
+        LockClient first = client();
+        Instant now = ClockProvider.now();
+        SimpleLock lock = new WardenLockProvider(first).lock(
+                new LockConfiguration(now, "report", Duration.ofSeconds(30), Duration.ofMillis(800))).orElseThrow();
+        lock.unlock();
+        first.close();
+        try (LockClient second = client()) {
+            WardenLockProvider provider = new WardenLockProvider(second);
+            assertThat(provider.lock(config("report"))).as("within lockAtLeastFor").isEmpty();
+            long pttl = (Long) server.call("PTTL", "shedlock:{report}");
+            assertThat(pttl).isBetween(1L, 800L);
+            Thread.sleep(pttl + 50);
+            Optional<SimpleLock> after = provider.lock(config("report"));
+            assertThat(after).as("after lockAtLeastFor").isPresent();
+            after.get().unlock();
+        }
+    }
+
+    @Test
+    void lockAtMostForEndsTheLockInRedisEvenIfTheHolderDisappears() throws InterruptedException {
+        LockClient first = client();
+        Instant now = ClockProvider.now();
+        new WardenLockProvider(first).lock(new LockConfiguration(now, "sync", Duration.ofMillis(500), Duration.ZERO))
+                .orElseThrow();
+        long pttl = (Long) server.call("PTTL", "shedlock:{sync}");
+        assertThat(pttl).isBetween(1L, 500L);
+        try (LockClient second = client()) {
+            assertThat(new WardenLockProvider(second).lock(config("sync"))).isEmpty();
+            Thread.sleep(pttl + 50);
+            assertThat(new WardenLockProvider(second).lock(config("sync"))).isPresent();
+        } finally {
+            first.close();
+        }
+    }
+
+    @Test
+    void anExtensionMovesTheExpiryInRedisAndSpendsTheOldLock() {
+        try (LockClient client = client()) {
+            WardenLockProvider provider = new WardenLockProvider(client);
+            SimpleLock lock = provider.lock(new LockConfiguration(ClockProvider.now(), "extend",
+                    Duration.ofSeconds(2), Duration.ZERO)).orElseThrow();
+            SimpleLock extended = lock.extend(Duration.ofSeconds(20), Duration.ZERO).orElseThrow();
+            assertThat((Long) server.call("PTTL", "shedlock:{extend}")).isBetween(15_000L, 20_000L);
+            assertThatThrownBy(lock::unlock).isInstanceOf(IllegalStateException.class);
+            extended.unlock();
+            assertThat(server.call("GET", "shedlock:{extend}")).isNull();
+        }
+    }
+
+    private static LockConfiguration config(String name) {
+        return new LockConfiguration(ClockProvider.now(), name, Duration.ofSeconds(30), Duration.ZERO);
+    }
+
+    private static LockClient client() {
+        return LockClient.create(LockConfig.builder().redisUri(server.uri()).keyPrefix("shedlock:").build());
+    }
+}
