@@ -3,5 +3,8 @@
  * its demo and its benchmarks.
  */
 module dev.warden.redisserver {
+    // Only RedisServerExtension needs it, and only a JUnit test uses that.
+    requires static org.junit.jupiter.api;
+
     exports dev.warden.redisserver;
 }

@@ -50,6 +50,7 @@ public final class LockConfig {
     private final String clientName;
     private final Ticker ticker;
     private final ScheduledExecutorService scheduler;
+    private final LockListener listener;
     private final boolean fair;
     private final Duration spinWait;
 
@@ -65,6 +66,7 @@ public final class LockConfig {
         this.clientName = b.clientName;
         this.ticker = b.ticker;
         this.scheduler = b.scheduler;
+        this.listener = b.listener;
         this.fair = b.fair;
         this.spinWait = b.spinWait;
     }
@@ -91,6 +93,7 @@ public final class LockConfig {
         b.clientName = clientName;
         b.ticker = ticker;
         b.scheduler = scheduler;
+        b.listener = listener;
         b.fair = fair;
         b.spinWait = spinWait;
         return b;
@@ -160,6 +163,11 @@ public final class LockConfig {
         return Optional.ofNullable(scheduler);
     }
 
+    /** @return the listener that learns what happens to the client's locks, if one was given */
+    public Optional<LockListener> listener() {
+        return Optional.ofNullable(listener);
+    }
+
     /** @return whether locks are granted to their waiters in arrival order, across clients */
     public boolean fair() {
         return fair;
@@ -175,7 +183,7 @@ public final class LockConfig {
         return "LockConfig{topology=" + topology + ", redisUri=" + redisUriForDisplay() + ", replicaAcks="
                 + replicaAcks + ", fair=" + fair + ", keyPrefix=" + keyPrefix + ", defaultLease="
                 + defaultLease + ", commandTimeout=" + commandTimeout + ", clientName=" + clientName + ", spinWait="
-                + spinWait + "}";
+                + spinWait + ", listener=" + listener + "}";
     }
 
     /** Builds a {@link LockConfig}. Not thread-safe; each method validates its argument when called. */
@@ -191,6 +199,7 @@ public final class LockConfig {
         private String clientName = DEFAULT_CLIENT_NAME;
         private Ticker ticker = Ticker.system();
         private ScheduledExecutorService scheduler;
+        private LockListener listener;
         private boolean fair;
 
         private Builder() {
@@ -368,6 +377,20 @@ public final class LockConfig {
          */
         public Builder scheduler(ScheduledExecutorService value) {
             this.scheduler = Objects.requireNonNull(value, "scheduler");
+            return this;
+        }
+
+        /**
+         * Tells {@code value} what happens to the client's locks (acquired, waited, released, lost, renewed), on a
+         * thread of the client's own, so that it cannot slow or break a lock; {@code warden-micrometer} has one that
+         * records metrics. One listener per client: to have several, write one that calls them.
+         *
+         * @param value the listener
+         * @return this builder
+         * @throws NullPointerException if {@code value} is null
+         */
+        public Builder listener(LockListener value) {
+            this.listener = Objects.requireNonNull(value, "listener");
             return this;
         }
 

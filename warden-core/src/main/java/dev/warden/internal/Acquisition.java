@@ -66,6 +66,8 @@ final class Acquisition implements Notifier.Waiter {
     /** Whether waiters queue in Redis and releases grant to them ({@link RedisLock#queued}). */
     private final boolean queued;
     private final long grantMillis;
+    /** Told when this acquisition starts waiting, for the listener. */
+    private final Events.AcquireWatch watch;
 
     /**
      * Where this acquisition stands; changed only by {@link #move}. Guarded by this. The acquisition is over once
@@ -90,8 +92,10 @@ final class Acquisition implements Notifier.Waiter {
 
     /**
      * @param waitNanos how long to wait: 0 for one try, negative for no limit
+     * @param watch     told when the acquisition starts waiting
      */
-    Acquisition(RedisLock lock, long waitNanos, long leaseMillis, boolean renewing) {
+    Acquisition(RedisLock lock, long waitNanos, long leaseMillis, boolean renewing, Events.AcquireWatch watch) {
+        this.watch = watch;
         this.lock = lock;
         this.client = lock.client();
         this.result = new DueFuture<>();
@@ -341,6 +345,7 @@ final class Acquisition implements Notifier.Waiter {
             }
         }
         if (join) {
+            watch.waiting();
             String channel = client.notifier().channel(lock.keys(), queued);
             CompletableFuture<Void> subscription = client.notifier().join(channel, this);
             if (client.notifier().unbroken(channel, mark)) {

@@ -3,6 +3,7 @@ package dev.warden.internal;
 import dev.warden.Lease;
 import dev.warden.LeaseLostException;
 import dev.warden.LockException;
+import dev.warden.LockListener;
 import dev.warden.Ticker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,6 +52,8 @@ abstract class LeaseBase implements Lease {
     /** Whether a renewal of this lease is in flight. Guarded by the {@link Watchdog}'s lock. */
     private boolean renewalInFlight;
     private List<Runnable> callbacks;
+    /** When the request that granted the lock (or the local handover to this lease) was sent: for hold times. */
+    private final long grantedAt;
 
     /**
      * A lease granted by a request sent at {@code sentAt}: it started no earlier.
@@ -62,14 +65,19 @@ abstract class LeaseBase implements Lease {
     LeaseBase(long leaseMillis, boolean renewing, long sentAt, long grantedMillis) {
         this.leaseMillis = leaseMillis;
         this.renewing = renewing;
+        this.grantedAt = sentAt;
         this.deadline = sentAt + TimeUnit.MILLISECONDS.toNanos(grantedMillis) - drift(grantedMillis);
         this.nextRenewAt = sentAt + TimeUnit.MILLISECONDS.toNanos(grantedMillis) / 3;
     }
 
-    /** A renewed lease that takes the lock over from {@code from} with the same token: same lease and deadline. */
-    LeaseBase(LeaseBase from) {
+    /**
+     * A renewed lease that takes the lock over from {@code from} with the same token, at {@code now}: same lease and
+     * deadline.
+     */
+    LeaseBase(LeaseBase from, long now) {
         this.leaseMillis = from.leaseMillis;
         this.renewing = true;
+        this.grantedAt = now;
         this.deadline = from.deadline;
     }
 
@@ -117,6 +125,11 @@ abstract class LeaseBase implements Lease {
         return true;
     }
 
+    /** When the next renewal is due. Call with the watchdog's lock held. */
+    long renewalDue() {
+        return nextRenewAt;
+    }
+
     /** The renewal in flight failed, could not be sent, or did not decide: retry soon. Watchdog's lock held. */
     void renewalFailed(long now) {
         renewalInFlight = false;
@@ -159,6 +172,9 @@ abstract class LeaseBase implements Lease {
     }
 
     abstract Ticker ticker();
+
+    /** The client's events, for its listener. */
+    abstract Events events();
 
     /** Runs a lost-callback on the client's callback pool. */
     abstract void runCallback(Runnable callback);
@@ -280,6 +296,12 @@ abstract class LeaseBase implements Lease {
         state = RELEASED;
     }
 
+    /** The release that {@link #beginRelease()} started found the lock still held by this lease, and ended. */
+    void releasedHeld() {
+        state = RELEASED;
+        events().released(lockName(), grantedAt);
+    }
+
     /**
      * Ends a started release by its request's answer: released if the lease still held the lock, lost with
      * {@code lostBecause} if not. A request that fails ends the release too (the key expires on the server).
@@ -296,7 +318,7 @@ abstract class LeaseBase implements Lease {
             throw e;
         }
         if (held) {
-            released();
+            releasedHeld();
         } else {
             lose(lostBecause);
         }
@@ -305,7 +327,7 @@ abstract class LeaseBase implements Lease {
 
     /** Marks the lease lost (once, unless released already), logs why, and runs the callbacks. */
     void lose(String reason) {
-        lose(reason, true);
+        lose(LockListener.Cause.NOT_IN_REDIS, reason, true);
     }
 
     /**
@@ -314,14 +336,20 @@ abstract class LeaseBase implements Lease {
      * meanwhile did not cost the lock if the release still finds it; the release's own reply tells which.
      */
     void loseUnlessReleasing(String reason) {
-        lose(reason, false);
+        lose(LockListener.Cause.NOT_IN_REDIS, reason, false);
     }
 
-    private void lose(String reason, boolean whileReleasing) {
+    /** As {@link #loseUnlessReleasing}, for a deadline that passed on this machine. */
+    void ranOut(String reason) {
+        lose(LockListener.Cause.RAN_OUT, reason, false);
+    }
+
+    private void lose(LockListener.Cause cause, String reason, boolean whileReleasing) {
         int current = state;
         while (current == HELD || (whileReleasing && current == RELEASING)) {
             if (STATE.compareAndSet(this, current, LOST)) {
                 LOG.warn("lease of lock '{}' (fence {}) lost: {}", lockName(), knownFence(), reason);
+                events().lost(lockName(), grantedAt, cause, reason);
                 List<Runnable> toRun;
                 synchronized (this) {
                     toRun = callbacks == null ? List.of() : callbacks;

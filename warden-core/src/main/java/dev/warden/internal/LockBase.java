@@ -23,10 +23,15 @@ abstract class LockBase implements DistributedLock {
      * Starts an acquisition.
      *
      * @param waitNanos 0 for one try, negative for no limit
+     * @param watch     told when the acquisition starts waiting for a release
      * @return completes with the lease, with empty when the wait ran out, or exceptionally on failure; cancelling
      *         it stops the acquisition
      */
-    abstract CompletableFuture<Optional<Lease>> start(long waitNanos, long leaseMillis, boolean renewing);
+    abstract CompletableFuture<Optional<Lease>> start(long waitNanos, long leaseMillis, boolean renewing,
+                                                      Events.AcquireWatch watch);
+
+    /** The client's events, for its listener. */
+    abstract Events events();
 
     /** Releases in the background a lease that nobody will use. */
     abstract void abandon(Lease lease);
@@ -45,7 +50,7 @@ abstract class LockBase implements DistributedLock {
     @Override
     public Optional<Lease> tryAcquire() {
         try {
-            return awaitInterruptibly(start(0, defaultLeaseMillis(), true));
+            return awaitInterruptibly(begin(0, defaultLeaseMillis(), true));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockException(describe("acquire") + ": interrupted", e);
@@ -54,24 +59,24 @@ abstract class LockBase implements DistributedLock {
 
     @Override
     public Optional<Lease> tryAcquire(Duration wait) throws InterruptedException {
-        return awaitInterruptibly(start(waitNanos(wait), defaultLeaseMillis(), true));
+        return awaitInterruptibly(begin(waitNanos(wait), defaultLeaseMillis(), true));
     }
 
     @Override
     public Optional<Lease> tryAcquire(Duration wait, Duration lease) throws InterruptedException {
         long waitNanos = waitNanos(wait);
         long leaseMillis = Require.lease(lease, "lease").toMillis();
-        return awaitInterruptibly(start(waitNanos, leaseMillis, false));
+        return awaitInterruptibly(begin(waitNanos, leaseMillis, false));
     }
 
     @Override
     public Lease acquire() throws InterruptedException {
-        return awaitInterruptibly(start(-1, defaultLeaseMillis(), true)).orElseThrow();
+        return awaitInterruptibly(begin(-1, defaultLeaseMillis(), true)).orElseThrow();
     }
 
     /** Waits for the lock ignoring interrupts, as {@link Lock#lock()} must; the interrupt flag is set again after. */
     Lease acquireUninterruptibly() {
-        CompletableFuture<Optional<Lease>> acquisition = start(-1, defaultLeaseMillis(), true);
+        CompletableFuture<Optional<Lease>> acquisition = begin(-1, defaultLeaseMillis(), true);
         boolean interrupted = false;
         try {
             while (true) {
@@ -92,7 +97,7 @@ abstract class LockBase implements DistributedLock {
 
     @Override
     public CompletableFuture<Lease> acquireAsync(Duration wait) {
-        CompletableFuture<Optional<Lease>> acquisition = start(waitNanos(wait), defaultLeaseMillis(), true);
+        CompletableFuture<Optional<Lease>> acquisition = begin(waitNanos(wait), defaultLeaseMillis(), true);
         CompletableFuture<Lease> out = new CompletableFuture<>();
         acquisition.whenCompleteAsync((lease, error) -> {
             if (error != null) {
@@ -109,7 +114,7 @@ abstract class LockBase implements DistributedLock {
 
     @Override
     public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait) {
-        CompletableFuture<Optional<Lease>> acquisition = start(waitNanos(wait), defaultLeaseMillis(), true);
+        CompletableFuture<Optional<Lease>> acquisition = begin(waitNanos(wait), defaultLeaseMillis(), true);
         CompletableFuture<Optional<Lease>> out = new CompletableFuture<>();
         acquisition.whenCompleteAsync((lease, error) -> {
             if (error != null) {
@@ -120,6 +125,19 @@ abstract class LockBase implements DistributedLock {
         }, callbackExecutor());
         cancelTogether(out, acquisition);
         return out;
+    }
+
+    /** Starts an acquisition, and tells the listener (if any) how it went. */
+    private CompletableFuture<Optional<Lease>> begin(long waitNanos, long leaseMillis, boolean renewing) {
+        Events events = events();
+        if (!events.on()) {
+            return start(waitNanos, leaseMillis, renewing, Events.AcquireWatch.NONE);
+        }
+        Events.AcquireWatch watch = events.watchAcquire(name());
+        CompletableFuture<Optional<Lease>> acquisition = start(waitNanos, leaseMillis, renewing, watch);
+        // ended() catches what it throws, so this stage cannot fail unobserved.
+        acquisition.whenComplete(watch::ended);
+        return acquisition;
     }
 
     @Override

@@ -39,8 +39,12 @@ final class QuorumAcquisition implements Notifier.Waiter {
     /** Whether a try was sent already: a waiter may then be registered, and leaves the waiters on acquiring. */
     private boolean tried;
     private ScheduledFuture<?> timer;
+    /** Told when this acquisition starts waiting, for the listener. */
+    private final Events.AcquireWatch watch;
 
-    QuorumAcquisition(QuorumLock lock, long waitNanos, long leaseMillis, boolean renewing) {
+    QuorumAcquisition(QuorumLock lock, long waitNanos, long leaseMillis, boolean renewing,
+                      Events.AcquireWatch watch) {
+        this.watch = watch;
         this.lock = lock;
         this.client = lock.client();
         this.leaseMillis = leaseMillis;
@@ -219,6 +223,7 @@ final class QuorumAcquisition implements Notifier.Waiter {
             }
         }
         if (join) {
+            watch.waiting();
             // Subscribe on every server; then try again, since a release before the subscription was not heard.
             // A server that cannot subscribe leaves the wait to the timers.
             List<CompletableFuture<?>> joins = new java.util.ArrayList<>();

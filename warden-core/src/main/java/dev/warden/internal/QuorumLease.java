@@ -84,7 +84,7 @@ final class QuorumLease extends LeaseBase {
         int released = Fanout.count(outcomes, Boolean::booleanValue);
         int gone = Fanout.count(outcomes, held -> !held);
         if (released >= client.majority()) {
-            released();
+            releasedHeld();
             return true;
         }
         if (client.outOfReach(gone)) {
@@ -184,6 +184,11 @@ final class QuorumLease extends LeaseBase {
     @Override
     Ticker ticker() {
         return client.ticker();
+    }
+
+    @Override
+    Events events() {
+        return client.events();
     }
 
     @Override

@@ -30,6 +30,11 @@ final class QuorumLock extends LockBase {
         return client;
     }
 
+    @Override
+    Events events() {
+        return client.events();
+    }
+
     LockKeys keys() {
         return keys;
     }
@@ -127,8 +132,9 @@ final class QuorumLock extends LockBase {
     }
 
     @Override
-    CompletableFuture<Optional<Lease>> start(long waitNanos, long leaseMillis, boolean renewing) {
-        return new QuorumAcquisition(this, waitNanos, leaseMillis, renewing).start().result;
+    CompletableFuture<Optional<Lease>> start(long waitNanos, long leaseMillis, boolean renewing,
+                                             Events.AcquireWatch watch) {
+        return new QuorumAcquisition(this, waitNanos, leaseMillis, renewing, watch).start().result;
     }
 
     @Override

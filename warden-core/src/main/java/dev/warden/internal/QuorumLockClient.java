@@ -40,7 +40,8 @@ final class QuorumLockClient implements LockClient {
         this.shared = shared;
         this.nodes = List.copyOf(nodes);
         this.tokens = tokens;
-        this.watchdog = new Watchdog<>(shared.scheduler(), config.ticker(), inFlight, new QuorumRenewals(this));
+        this.watchdog = new Watchdog<>(shared.scheduler(), config.ticker(), inFlight, shared.events(),
+                new QuorumRenewals(this));
         this.awaitNanos = RedisLockClient.awaitNanos(config);
     }
 
@@ -175,6 +176,10 @@ final class QuorumLockClient implements LockClient {
             refuse += outcome.pending() ? 0 : 1;
         }
         return agree >= majority() || outOfReach(refuse - agree);
+    }
+
+    Events events() {
+        return shared.events();
     }
 
     Ticker ticker() {

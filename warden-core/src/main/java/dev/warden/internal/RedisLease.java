@@ -68,7 +68,7 @@ final class RedisLease extends LeaseBase {
 
     /** The lease of a waiter of this client that takes the lock over from {@code from}: same token and deadline. */
     private RedisLease(RedisLease from, long now, List<String> upcoming) {
-        super(from);
+        super(from, now);
         this.upcoming = upcoming;
         this.lock = from.lock;
         this.replicas = from.replicas;
@@ -298,7 +298,7 @@ final class RedisLease extends LeaseBase {
             successor.loseUnlessReleasing(reason);
             return false;
         }
-        released();
+        releasedHeld();
         return true;
     }
 
@@ -382,7 +382,7 @@ final class RedisLease extends LeaseBase {
             lose("it was found expired or taken on release");
             return false;
         }
-        released();
+        releasedHeld();
         if (status == Replies.Outcome.RELEASED) {
             // No waiter was registered; one of this client may be about to register, and must try again.
             client.notifier().wakeOne(keys, true);
@@ -437,6 +437,11 @@ final class RedisLease extends LeaseBase {
     @Override
     Ticker ticker() {
         return lock.client().ticker();
+    }
+
+    @Override
+    Events events() {
+        return lock.client().events();
     }
 
     @Override

@@ -188,6 +188,11 @@ final class RedisLock extends LockBase {
     }
 
     @Override
+    Events events() {
+        return client.events();
+    }
+
+    @Override
     public LockInfo inspect() {
         Replies.State state = client.inFlight().call(InFlight.Kind.WORK,
                 () -> client.await(client.scripts().inspect(keys, queued), describe("inspect")));
@@ -209,8 +214,9 @@ final class RedisLock extends LockBase {
     }
 
     @Override
-    CompletableFuture<Optional<Lease>> start(long waitNanos, long leaseMillis, boolean renewing) {
-        return new Acquisition(this, waitNanos, leaseMillis, renewing).start().result;
+    CompletableFuture<Optional<Lease>> start(long waitNanos, long leaseMillis, boolean renewing,
+                                             Events.AcquireWatch watch) {
+        return new Acquisition(this, waitNanos, leaseMillis, renewing, watch).start().result;
     }
 
     @Override

@@ -44,7 +44,7 @@ final class RedisLockClient implements LockClient {
         this.shared = shared;
         this.server = server;
         this.tokens = tokens;
-        this.watchdog = new Watchdog<>(shared.scheduler(), config.ticker(), inFlight,
+        this.watchdog = new Watchdog<>(shared.scheduler(), config.ticker(), inFlight, shared.events(),
                 new RedisRenewals(server.scripts(), server.cluster()));
         this.awaitNanos = awaitNanos(config);
         this.spinner = new Spinner(config.spinWait().toNanos());
@@ -120,6 +120,10 @@ final class RedisLockClient implements LockClient {
     /** The requests in flight, which {@link #close()} waits for; every request's callback is attached there. */
     InFlight inFlight() {
         return inFlight;
+    }
+
+    Events events() {
+        return shared.events();
     }
 
     Ticker ticker() {

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The threads and timers of one {@link dev.warden.LockClient}, shared by every server it talks to (one, or each of
  * a quorum's): Lettuce's I/O and computation threads, the {@link CommandTimer}, the scheduler (the configured one,
- * or a thread of its own) and the {@link CallbackPool}. Created first and closed last, by the client that owns it.
+ * or a thread of its own), the {@link CallbackPool} and the listener's {@link Events}. Created first and closed last, by the client that owns it.
  */
 final class SharedResources {
     private static final AtomicInteger CLIENTS = new AtomicInteger();
@@ -26,6 +26,7 @@ final class SharedResources {
     private final CommandTimer timer;
     private final ClientResources lettuce;
     private final CallbackPool callbacks;
+    private final Events events;
 
     private SharedResources(LockConfig config) {
         this.prefix = "warden-" + config.clientName() + "-" + CLIENTS.incrementAndGet();
@@ -51,6 +52,7 @@ final class SharedResources {
                 })
                 .build();
         this.callbacks = new CallbackPool(prefix + "-callback");
+        this.events = Events.start(config.listener().orElse(null), config.ticker(), prefix + "-events");
     }
 
     /** Starts the threads of a new client. */
@@ -85,6 +87,11 @@ final class SharedResources {
         return callbacks.executor();
     }
 
+    /** The events for the client's listener. */
+    Events events() {
+        return events;
+    }
+
     /** Runs a user callback on the callback pool; its failure is logged, since it has no caller to reach. */
     void runCallback(Runnable callback) {
         callbacks.run(callback);
@@ -98,5 +105,7 @@ final class SharedResources {
             scheduler.shutdownNow();
         }
         callbacks.shutdown();
+        // Last: the events of the close itself (leases released, renewals ended) reach the listener.
+        events.close(TimeUnit.SECONDS.toNanos(1));
     }
 }

@@ -65,6 +65,7 @@ final class Watchdog<L extends LeaseBase> {
     private final Ticker ticker;
     private final InFlight inFlight;
     private final Renewals<L> renewals;
+    private final Events events;
     /** The next tick, if scheduled. Guarded by this. */
     private ScheduledFuture<?> tick;
     /** When the next tick fires. Written under this watchdog's lock; read without it by the fast path of wakeAt. */
@@ -75,10 +76,12 @@ final class Watchdog<L extends LeaseBase> {
     private boolean closed;
 
     /** @param inFlight where renewals count as requests in flight (new work, refused once the client closes) */
-    Watchdog(ScheduledExecutorService scheduler, Ticker ticker, InFlight inFlight, Renewals<L> renewals) {
+    Watchdog(ScheduledExecutorService scheduler, Ticker ticker, InFlight inFlight, Events events,
+             Renewals<L> renewals) {
         this.scheduler = scheduler;
         this.ticker = ticker;
         this.inFlight = inFlight;
+        this.events = events;
         this.renewals = renewals;
     }
 
@@ -151,6 +154,7 @@ final class Watchdog<L extends LeaseBase> {
         List<L> lost = new ArrayList<>();
         long next = 0;
         boolean any = false;
+        long late = 0;
         synchronized (this) {
             tickScheduled = false;
             tick = null;
@@ -165,8 +169,10 @@ final class Watchdog<L extends LeaseBase> {
                     leases.remove(lease);
                     lost.add(lease);
                 } else {
+                    long overdue = now - lease.renewalDue();
                     if (lease.startRenewal(now)) {
                         due.add(lease);
+                        late = Math.max(late, overdue);
                     }
                     long event = lease.nextEvent();
                     next = any && next - event < 0 ? next : event;
@@ -175,12 +181,12 @@ final class Watchdog<L extends LeaseBase> {
             }
         }
         for (L lease : lost) {
-            lease.loseUnlessReleasing(lease.renewing ? "its lease ran out before a renewal succeeded"
+            lease.ranOut(lease.renewing ? "its lease ran out before a renewal succeeded"
                     : "its fixed lease of " + lease.leaseMillis + " ms ran out before release");
         }
         for (List<L> group : renewals.groups(due)) {
             for (int i = 0; i < group.size(); i += BATCH) {
-                renew(group.subList(i, Math.min(group.size(), i + BATCH)));
+                renew(group.subList(i, Math.min(group.size(), i + BATCH)), late);
             }
         }
         if (any) {
@@ -188,16 +194,18 @@ final class Watchdog<L extends LeaseBase> {
         }
     }
 
-    private void renew(List<L> batch) {
+    /** @param late how long after its due time the tick sent its most overdue lease, for the listener */
+    private void renew(List<L> batch, long late) {
         long sentAt = ticker.read();
         LOG.debug("renewing {} leases in one request", batch.size());
         // A callback that throws, or a renewal that cannot be sent, counts as a failed renewal: retried.
         inFlight.send(InFlight.Kind.WORK, () -> renewals.renew(batch),
-                (verdicts, error) -> onRenewed(batch, sentAt, verdicts, error),
-                error -> onRenewed(batch, sentAt, null, error));
+                (verdicts, error) -> onRenewed(batch, sentAt, late, verdicts, error),
+                error -> onRenewed(batch, sentAt, late, null, error));
     }
 
-    private void onRenewed(List<L> batch, long sentAt, Verdict[] verdicts, Throwable error) {
+    private void onRenewed(List<L> batch, long sentAt, long late, Verdict[] verdicts, Throwable error) {
+        events.renewal(batch.size(), late, sentAt, error);
         List<L> lost = new ArrayList<>();
         long next = 0;
         boolean any = false;

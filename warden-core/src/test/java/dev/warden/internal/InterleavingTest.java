@@ -120,7 +120,8 @@ class InterleavingTest {
     private static String run(List<Event> sequence, String name, boolean settled) throws Exception {
         RedisLock lock = (RedisLock) client.lock(name);
         RedisLease holder = (RedisLease) lock.tryAcquire().orElseThrow();
-        Acquisition waiter = new Acquisition(lock, TimeUnit.SECONDS.toNanos(20), 30_000, true).start();
+        Acquisition waiter = new Acquisition(lock, TimeUnit.SECONDS.toNanos(20), 30_000, true,
+                Events.AcquireWatch.NONE).start();
         if (!eventually(waiter::waitingIdle)) {
             return "the waiter never queued";
         }

@@ -88,6 +88,11 @@ class LeaseBaseTest {
         }
 
         @Override
+        Events events() {
+            return Events.start(null, ticker(), "unused");
+        }
+
+        @Override
         void runCallback(Runnable callback) {
             callback.run();
         }

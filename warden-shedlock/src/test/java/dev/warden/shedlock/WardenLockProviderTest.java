@@ -5,34 +5,22 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
-import dev.warden.redisserver.RedisServer;
+import dev.warden.redisserver.RedisServerExtension;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** What the contract does not cover: the expiry lives in Redis, whatever happens to the client that set it. */
 @Timeout(60)
 class WardenLockProviderTest {
-    private static RedisServer server;
-
-    @BeforeAll
-    static void start() {
-        server = RedisServer.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (server != null) {
-            server.close();
-        }
-    }
+    @RegisterExtension
+    static final RedisServerExtension REDIS = new RedisServerExtension();
 
     @Test
     void lockAtLeastForHoldsAfterTheClientThatUnlockedIsClosed() throws InterruptedException {
@@ -45,7 +33,7 @@ class WardenLockProviderTest {
         try (LockClient second = client()) {
             WardenLockProvider provider = new WardenLockProvider(second);
             assertThat(provider.lock(config("report"))).as("within lockAtLeastFor").isEmpty();
-            long pttl = (Long) server.call("PTTL", "shedlock:{report}");
+            long pttl = (Long) REDIS.server().call("PTTL", "shedlock:{report}");
             assertThat(pttl).isBetween(1L, 800L);
             Thread.sleep(pttl + 50);
             Optional<SimpleLock> after = provider.lock(config("report"));
@@ -60,7 +48,7 @@ class WardenLockProviderTest {
         Instant now = ClockProvider.now();
         new WardenLockProvider(first).lock(new LockConfiguration(now, "sync", Duration.ofMillis(500), Duration.ZERO))
                 .orElseThrow();
-        long pttl = (Long) server.call("PTTL", "shedlock:{sync}");
+        long pttl = (Long) REDIS.server().call("PTTL", "shedlock:{sync}");
         assertThat(pttl).isBetween(1L, 500L);
         try (LockClient second = client()) {
             assertThat(new WardenLockProvider(second).lock(config("sync"))).isEmpty();
@@ -78,10 +66,10 @@ class WardenLockProviderTest {
             SimpleLock lock = provider.lock(new LockConfiguration(ClockProvider.now(), "extend",
                     Duration.ofSeconds(2), Duration.ZERO)).orElseThrow();
             SimpleLock extended = lock.extend(Duration.ofSeconds(20), Duration.ZERO).orElseThrow();
-            assertThat((Long) server.call("PTTL", "shedlock:{extend}")).isBetween(15_000L, 20_000L);
+            assertThat((Long) REDIS.server().call("PTTL", "shedlock:{extend}")).isBetween(15_000L, 20_000L);
             assertThatThrownBy(lock::unlock).isInstanceOf(IllegalStateException.class);
             extended.unlock();
-            assertThat(server.call("GET", "shedlock:{extend}")).isNull();
+            assertThat(REDIS.server().call("GET", "shedlock:{extend}")).isNull();
         }
     }
 
@@ -90,6 +78,6 @@ class WardenLockProviderTest {
     }
 
     private static LockClient client() {
-        return LockClient.create(LockConfig.builder().redisUri(server.uri()).keyPrefix("shedlock:").build());
+        return LockClient.create(LockConfig.builder().redisUri(REDIS.server().uri()).keyPrefix("shedlock:").build());
     }
 }

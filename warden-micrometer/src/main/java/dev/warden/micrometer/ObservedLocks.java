@@ -1,0 +1,75 @@
+package dev.warden.micrometer;
+
+import dev.warden.DistributedLock;
+import dev.warden.LockClient;
+import dev.warden.LockConfig;
+import io.micrometer.observation.ObservationRegistry;
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * Wraps a {@link LockClient} so that each acquire call of its locks is a Micrometer
+ * {@link io.micrometer.observation.Observation} named {@value ObservedLock#NAME}: a trace then shows how long the
+ * call waited for the lock, inside the span of the code that called it, and an observation handler may time it.
+ * Metrics of the whole client, background work included, come from {@link WardenMetrics}; the two go together.
+ *
+ * <pre>{@code
+ * LockClient locks = ObservedLocks.wrap(LockClient.create(config), observationRegistry);
+ * }</pre>
+ *
+ * <p>Key values: {@code lock} (low cardinality; the name, mapped as {@link #wrap(LockClient, ObservationRegistry,
+ * Function)} says), {@code outcome} ({@code acquired}, {@code not_acquired}, {@code failed}), and
+ * {@code lock.name} (high cardinality: the name itself). A failed call's exception is the observation's error.
+ * {@link DistributedLock#asLock()} views are not observed.
+ */
+public final class ObservedLocks {
+    private ObservedLocks() {
+    }
+
+    /**
+     * As {@link #wrap(LockClient, ObservationRegistry, Function)} with the lock's name as its {@code lock} key
+     * value.
+     *
+     * @throws NullPointerException if an argument is null
+     */
+    public static LockClient wrap(LockClient client, ObservationRegistry registry) {
+        return wrap(client, registry, Function.identity());
+    }
+
+    /**
+     * Returns a client whose locks observe their acquire calls; closing it closes {@code client}.
+     *
+     * @param client   the client to wrap
+     * @param registry where the observations go
+     * @param lockTag  maps a lock's name to its low-cardinality {@code lock} key value (a pattern, say, when names
+     *                 are unbounded); a null result leaves the key value out
+     * @return the wrapped client
+     * @throws NullPointerException if an argument is null
+     */
+    public static LockClient wrap(LockClient client, ObservationRegistry registry, Function<String, String> lockTag) {
+        Objects.requireNonNull(client, "client");
+        Objects.requireNonNull(registry, "registry");
+        Objects.requireNonNull(lockTag, "lockTag");
+        return new LockClient() {
+            @Override
+            public DistributedLock lock(String name) {
+                return new ObservedLock(client.lock(name), registry, lockTag);
+            }
+
+            @Override
+            public LockConfig config() {
+                return client.config();
+            }
+
+            @Override
+            public void close() {
+                client.close();
+            }
+
+            @Override
+            public String toString() {
+                return "Observed" + client;
+            }
+        };
+    }
+}
