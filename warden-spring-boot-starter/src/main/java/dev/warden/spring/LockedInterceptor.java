@@ -1,0 +1,174 @@
+package dev.warden.spring;
+
+import dev.warden.DistributedLock;
+import dev.warden.Lease;
+import dev.warden.LeaseLostException;
+import dev.warden.LockClient;
+import dev.warden.LockException;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.context.expression.BeanFactoryResolver;
+import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.expression.Expression;
+import org.springframework.expression.common.TemplateParserContext;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.util.StringValueResolver;
+
+/** Runs {@link Locked} methods under their lock. Each method's annotation is read and parsed once. */
+final class LockedInterceptor implements MethodInterceptor {
+    private static final SpelExpressionParser PARSER = new SpelExpressionParser();
+    private static final TemplateParserContext TEMPLATE = new TemplateParserContext();
+
+    private final ObjectProvider<LockClient> client;
+    private final BeanFactory beanFactory;
+    private final StringValueResolver placeholders;
+    private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
+    private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
+
+    /**
+     * @param client       looked up at the first call, so that proxies can be made before the client exists
+     * @param placeholders resolves {@code ${...}} in durations
+     */
+    LockedInterceptor(ObjectProvider<LockClient> client, BeanFactory beanFactory, StringValueResolver placeholders) {
+        this.client = client;
+        this.beanFactory = beanFactory;
+        this.placeholders = placeholders;
+    }
+
+    /** One method's parsed annotation. */
+    private record Plan(Expression name, Duration waitFor, Duration lease, Duration holdAtLeast,
+                        Locked.OnNotAcquired onNotAcquired, Object skipped) {
+        /** @return the lease, or empty if the lock is held until the wait ran out */
+        Optional<Lease> acquire(DistributedLock lock) throws InterruptedException {
+            if (waitFor == null) {
+                return Optional.of(lock.acquire());
+            }
+            return lease == null ? lock.tryAcquire(waitFor) : lock.tryAcquire(waitFor, lease);
+        }
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Class<?> target = invocation.getThis() == null ? null : AopUtils.getTargetClass(invocation.getThis());
+        Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), target);
+        Plan plan = plans.computeIfAbsent(method, this::plan);
+        String name = name(plan, method, invocation.getArguments());
+        Optional<Lease> lease = plan.acquire(client.getObject().lock(name));
+        if (lease.isEmpty()) {
+            if (plan.onNotAcquired() == Locked.OnNotAcquired.SKIP) {
+                return plan.skipped();
+            }
+            throw new LockNotAcquiredException(name, plan.waitFor());
+        }
+        return proceed(invocation, name, lease.get(), plan.holdAtLeast());
+    }
+
+    /**
+     * Runs the method with the lease current, then releases it (keeping the lock until {@code holdAtLeast} after
+     * it was acquired, if set); a lease lost meanwhile fails the call.
+     */
+    private static Object proceed(MethodInvocation invocation, String name, Lease lease, Duration holdAtLeast)
+            throws Throwable {
+        long acquiredAt = System.nanoTime();
+        Object result;
+        CurrentLease.push(lease);
+        try {
+            result = invocation.proceed();
+        } catch (Throwable failure) {
+            CurrentLease.pop();
+            try {
+                if (!release(lease, holdAtLeast, acquiredAt)) {
+                    failure.addSuppressed(lost(name));
+                }
+            } catch (LockException e) {
+                failure.addSuppressed(e);
+            }
+            throw failure;
+        }
+        CurrentLease.pop();
+        if (!release(lease, holdAtLeast, acquiredAt)) {
+            throw lost(name);
+        }
+        return result;
+    }
+
+    /** @return whether the lease still held the lock */
+    private static boolean release(Lease lease, Duration holdAtLeast, long acquiredAt) {
+        if (holdAtLeast == null) {
+            return lease.release();
+        }
+        return lease.releaseAfter(holdAtLeast.minusNanos(System.nanoTime() - acquiredAt));
+    }
+
+    private static LeaseLostException lost(String name) {
+        return new LeaseLostException("lock '" + name + "' was lost while its @Locked method ran: another holder "
+                + "may have run at the same time");
+    }
+
+    private String name(Plan plan, Method method, Object[] arguments) {
+        MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(null, method, arguments,
+                parameterNames);
+        context.setBeanResolver(new BeanFactoryResolver(beanFactory));
+        Object value = plan.name().getValue(context);
+        if (value == null || value.toString().isBlank()) {
+            throw new IllegalArgumentException("@Locked on " + method + ": the lock name is empty for these "
+                    + "arguments");
+        }
+        return value.toString();
+    }
+
+    private Plan plan(Method method) {
+        Locked locked = AnnotatedElementUtils.findMergedAnnotation(method, Locked.class);
+        if (locked == null) {
+            throw new IllegalStateException("no @Locked on " + method);
+        }
+        Class<?> returns = method.getReturnType();
+        if (Future.class.isAssignableFrom(returns) || CompletionStage.class.isAssignableFrom(returns)) {
+            throw new IllegalStateException("@Locked on " + method + ": it returns " + returns.getSimpleName()
+                    + ", and the lock would be released before that work ends; use the client's async API");
+        }
+        if (locked.onNotAcquired() == Locked.OnNotAcquired.SKIP && returns.isPrimitive() && returns != void.class) {
+            throw new IllegalStateException("@Locked(onNotAcquired = SKIP) on " + method + ": it returns "
+                    + returns + ", which has no value for a skipped call");
+        }
+        Expression name = PARSER.parseExpression(locked.value(), TEMPLATE);
+        String waitText = placeholders.resolveStringValue(locked.waitFor());
+        Duration wait = Locked.FOREVER.equalsIgnoreCase(waitText) ? null : duration(method, "waitFor", waitText);
+        if (wait != null && wait.isNegative()) {
+            throw new IllegalArgumentException("@Locked on " + method + ": waitFor must not be negative: " + wait);
+        }
+        String leaseText = placeholders.resolveStringValue(locked.lease());
+        Duration lease = leaseText == null || leaseText.isBlank() ? null : duration(method, "lease", leaseText);
+        if (lease != null && wait == null) {
+            throw new IllegalArgumentException("@Locked on " + method + ": a fixed lease needs a finite waitFor");
+        }
+        String holdText = placeholders.resolveStringValue(locked.holdAtLeast());
+        Duration holdAtLeast = holdText == null || holdText.isBlank() ? null
+                : duration(method, "holdAtLeast", holdText);
+        Object skipped = Optional.class.equals(returns) ? Optional.empty() : null;
+        return new Plan(name, wait, lease, holdAtLeast, locked.onNotAcquired(), skipped);
+    }
+
+    private static Duration duration(Method method, String attribute, String text) {
+        try {
+            return DurationStyle.detectAndParse(text.trim());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("@Locked on " + method + ": " + attribute + " is not a duration: '"
+                    + text + "'", e);
+        }
+    }
+}

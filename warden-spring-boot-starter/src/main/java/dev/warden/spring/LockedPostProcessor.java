@@ -1,0 +1,34 @@
+package dev.warden.spring;
+
+import dev.warden.LockClient;
+import org.springframework.aop.framework.autoproxy.AbstractBeanFactoryAwareAdvisingPostProcessor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.aop.support.annotation.AnnotationMatchingPointcut;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.beans.factory.config.EmbeddedValueResolver;
+
+/**
+ * Proxies the beans that have {@link Locked} methods. Its advice goes before any other on the same bean (such as
+ * {@code @Transactional}'s), so the lock is held around the whole call, the transaction included.
+ */
+public class LockedPostProcessor extends AbstractBeanFactoryAwareAdvisingPostProcessor {
+    private static final long serialVersionUID = 1L;
+
+    /** Proxies beans with {@link Locked} methods, once the bean factory is known. */
+    public LockedPostProcessor() {
+        setBeforeExistingAdvisors(true);
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        super.setBeanFactory(beanFactory);
+        if (!(beanFactory instanceof ConfigurableBeanFactory configurable)) {
+            throw new IllegalStateException("@Locked needs a ConfigurableBeanFactory: " + beanFactory);
+        }
+        LockedInterceptor interceptor = new LockedInterceptor(beanFactory.getBeanProvider(LockClient.class),
+                beanFactory, new EmbeddedValueResolver(configurable));
+        this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Locked.class, true),
+                interceptor);
+    }
+}
