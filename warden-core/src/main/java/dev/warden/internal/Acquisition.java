@@ -115,7 +115,7 @@ final class Acquisition implements Notifier.Waiter {
         if (queued && waits) {
             client.notifier().register(token, this);
         }
-        result.whenComplete((value, error) -> {
+        Futures.whenDone(result, (value, error) -> {
             client.untrack(this);
             if (queued && waits) {
                 client.notifier().unregister(token);
@@ -123,7 +123,7 @@ final class Acquisition implements Notifier.Waiter {
             if (error != null) {
                 leaveQueue(true);
             }
-        });
+        }, "the end of an acquisition", lock.name());
         wake();
         return this;
     }

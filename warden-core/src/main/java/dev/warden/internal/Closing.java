@@ -34,11 +34,11 @@ final class Closing {
             inFlight.awaitNone(awaitNanos);
             List<String> unreleased = Collections.synchronizedList(new ArrayList<>());
             for (LeaseBase lease : new ArrayList<>(leases)) {
-                lease.abandon().whenComplete((released, error) -> {
+                Futures.whenDone(lease.abandon(), (released, error) -> {
                     if (error != null || !released) {
                         unreleased.add(lease.lockName());
                     }
-                });
+                }, "the release on close", lease.lockName());
             }
             if (!inFlight.awaitNone(awaitNanos)) {
                 LOG.warn("{} requests still unanswered on close", inFlight.count());

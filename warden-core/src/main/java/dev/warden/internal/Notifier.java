@@ -491,7 +491,15 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
             }
         }
         if (connection != null) {
-            connection.thenAccept(StatefulRedisPubSubConnection::closeAsync);
+            Futures.whenDone(connection, (open, error) -> {
+                if (open != null) {
+                    Futures.whenDone(open.closeAsync(), (closed, closeError) -> {
+                        if (closeError != null) {
+                            LOG.warn("pub/sub connection did not close cleanly: {}", closeError.toString());
+                        }
+                    }, "closing the pub/sub connection", null);
+                }
+            }, "closing the pub/sub connection", null);
         }
     }
 

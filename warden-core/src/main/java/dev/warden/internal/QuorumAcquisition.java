@@ -57,10 +57,10 @@ final class QuorumAcquisition implements Notifier.Waiter {
 
     QuorumAcquisition start() {
         client.track(this);
-        result.whenComplete((value, error) -> {
+        Futures.whenDone(result, (value, error) -> {
             client.untrack(this);
             leave(error != null || value.isEmpty());
-        });
+        }, "the end of an acquisition", lock.name());
         wake();
         return this;
     }
@@ -231,7 +231,8 @@ final class QuorumAcquisition implements Notifier.Waiter {
                     server.notifier().join(lock.keys().channel(), this).handle((ok, e) -> null)));
             CompletableFuture<?>[] subscriptions = joins.toArray(CompletableFuture[]::new);
             // wake() fails the acquisition itself if it throws; this stage only carries on.
-            CompletableFuture.allOf(subscriptions).thenRun(this::wake);
+            Futures.whenDone(CompletableFuture.allOf(subscriptions), (ok, error) -> wake(),
+                    "the try after subscribing", lock.name());
         } else if (retry) {
             wake();
         }

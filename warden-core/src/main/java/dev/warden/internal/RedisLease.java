@@ -349,12 +349,12 @@ final class RedisLease extends LeaseBase {
             waiter.unreserve();
             return null;
         }
-        consumed.thenAccept(queue -> {
+        Futures.whenDone(consumed, (queue, error) -> {
             if (queue != null && successor.active()) {
                 // Later than what the successor was given, and also exact: it lists waiters registered since.
                 successor.queuedBehind(queue);
             }
-        });
+        }, "the queue after a handover", lock.name());
         return settleHandover(client, successor, check);
     }
 
