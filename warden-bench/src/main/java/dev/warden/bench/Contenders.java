@@ -3,11 +3,14 @@ package dev.warden.bench;
 import dev.warden.Lease;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
+import dev.warden.LockListener;
+import dev.warden.micrometer.WardenMetrics;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
 import java.security.SecureRandom;
 import java.util.Base64;
@@ -35,12 +38,14 @@ import org.springframework.integration.redis.util.RedisLockRegistry;
  * Redisson's lock and fair lock, Spring Integration's RedisLockRegistry in its spin and pub/sub modes, Curator's
  * InterProcessMutex over an in-process ZooKeeper, a PING line and a PING handoff; and, to
  * price Warden's safer topologies against its single-server lock, {@code warden-wait} (one replica acknowledgement
- * per grant and renewal) and {@code warden-quorum} (a quorum of three servers).
+ * per grant and renewal) and {@code warden-quorum} (a quorum of three servers); and to price observability,
+ * {@code warden-noop} (the default mode with a listener that does nothing: the events' own cost) and
+ * {@code warden-metrics} (with {@code WardenMetrics} recording into a {@code SimpleMeterRegistry}).
  */
 final class Contenders {
     static final List<String> NAMES = List.of("warden", "warden-fair", "floor", "floor-fenced", "redisson",
             "redisson-fair", "spring-spin", "spring-pubsub", "curator", "ping", "ping-handoff");
-    static final List<String> TOPOLOGIES = List.of("warden-wait", "warden-quorum");
+    static final List<String> TOPOLOGIES = List.of("warden-wait", "warden-quorum", "warden-noop", "warden-metrics");
 
     private Contenders() {
     }
@@ -65,6 +70,10 @@ final class Contenders {
             case "warden-fair" -> new WardenContender(name, LockConfig.builder().redisUri(uri).fair(true));
             case "warden-wait" -> new WardenContender(name, LockConfig.builder().redisUri(uri)
                     .replicaAcks(1, java.time.Duration.ofSeconds(1)));
+            case "warden-noop" -> new WardenContender(name, LockConfig.builder().redisUri(uri)
+                    .listener(new LockListener() { }));
+            case "warden-metrics" -> new WardenContender(name, LockConfig.builder().redisUri(uri)
+                    .listener(WardenMetrics.builder(new SimpleMeterRegistry()).build()));
             case "warden-quorum" -> new WardenContender(name, LockConfig.builder().quorum(
                     uri, servers.quorumPeers().get(0), servers.quorumPeers().get(1)));
             case "floor" -> new FloorContender(uri);

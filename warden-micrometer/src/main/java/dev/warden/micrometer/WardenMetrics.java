@@ -4,12 +4,17 @@ import dev.warden.LockConfig;
 import dev.warden.LockListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -64,6 +69,11 @@ public final class WardenMetrics implements LockListener {
     private final Timer renewed;
     private final Timer renewalFailed;
     private final Timer renewalLag;
+    /**
+     * The meters made so far, by what tells them apart: registering through a builder for each event costs more
+     * than the event. Per lock tag value, so as bounded as the tag.
+     */
+    private final Map<List<Object>, Meter> meters = new ConcurrentHashMap<>();
 
     private WardenMetrics(Builder builder) {
         this.registry = builder.registry;
@@ -101,12 +111,14 @@ public final class WardenMetrics implements LockListener {
         if (event.outcome() == Outcome.ACQUIRED) {
             leases.incrementAndGet();
         }
-        Timer.builder(PREFIX + ".acquire")
-                .tags(withLock(event.lock()))
-                .tag("outcome", event.outcome().name().toLowerCase(Locale.ROOT))
-                .tag("waited", Boolean.toString(event.queued()))
-                .description("Acquire calls, from the call to its end")
-                .register(registry)
+        String lock = lockTag(event.lock());
+        ((Timer) meters.computeIfAbsent(Arrays.asList("acquire", lock, event.outcome(), event.queued()),
+                key -> Timer.builder(PREFIX + ".acquire")
+                        .tags(withLock(lock))
+                        .tag("outcome", event.outcome().name().toLowerCase(Locale.ROOT))
+                        .tag("waited", Boolean.toString(event.queued()))
+                        .description("Acquire calls, from the call to its end")
+                        .register(registry)))
                 .record(event.waited());
         if (event.error() != null) {
             error("acquire", event.error());
@@ -121,19 +133,23 @@ public final class WardenMetrics implements LockListener {
     @Override
     public void onRelease(Release event) {
         leases.decrementAndGet();
-        Timer.builder(PREFIX + ".held").tags(withLock(event.lock()))
-                .description("How long leases held their lock, recorded at release")
-                .register(registry)
+        String lock = lockTag(event.lock());
+        ((Timer) meters.computeIfAbsent(Arrays.asList("held", lock),
+                key -> Timer.builder(PREFIX + ".held").tags(withLock(lock))
+                        .description("How long leases held their lock, recorded at release")
+                        .register(registry)))
                 .record(event.held());
     }
 
     @Override
     public void onLost(Loss event) {
         leases.decrementAndGet();
-        Counter.builder(PREFIX + ".lost").tags(withLock(event.lock()))
-                .tag("cause", event.cause().name().toLowerCase(Locale.ROOT))
-                .description("Leases lost")
-                .register(registry)
+        String lock = lockTag(event.lock());
+        ((Counter) meters.computeIfAbsent(Arrays.asList("lost", lock, event.cause()),
+                key -> Counter.builder(PREFIX + ".lost").tags(withLock(lock))
+                        .tag("cause", event.cause().name().toLowerCase(Locale.ROOT))
+                        .description("Leases lost")
+                        .register(registry)))
                 .increment();
     }
 
@@ -152,20 +168,22 @@ public final class WardenMetrics implements LockListener {
     }
 
     private void error(String operation, Throwable error) {
-        Counter.builder(PREFIX + ".errors").tags(common)
-                .tag("operation", operation)
-                .tag("exception", error.getClass().getSimpleName())
-                .description("Failed lock operations, by exception")
-                .register(registry)
+        ((Counter) meters.computeIfAbsent(Arrays.asList("errors", operation, error.getClass()),
+                key -> Counter.builder(PREFIX + ".errors").tags(common)
+                        .tag("operation", operation)
+                        .tag("exception", error.getClass().getSimpleName())
+                        .description("Failed lock operations, by exception")
+                        .register(registry)))
                 .increment();
     }
 
-    private Tags withLock(String lock) {
-        if (lockTag == null) {
-            return common;
-        }
-        String value = lockTag.apply(lock);
-        return value == null ? common : common.and(Tag.of("lock", value));
+    /** @return the {@code lock} tag's value for a lock's name; null for none */
+    private String lockTag(String lock) {
+        return lockTag == null ? null : lockTag.apply(lock);
+    }
+
+    private Tags withLock(String tagValue) {
+        return tagValue == null ? common : common.and(Tag.of("lock", tagValue));
     }
 
     @Override
