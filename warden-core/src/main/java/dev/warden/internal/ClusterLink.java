@@ -14,12 +14,12 @@ import java.util.concurrent.TimeUnit;
 final class ClusterLink implements Link {
     private final RedisClusterClient client;
     private final StatefulRedisClusterConnection<String, String> connection;
-    private final boolean sharded;
+    private final RedisVersion version;
 
     ClusterLink(RedisClusterClient client) {
         this.client = client;
         this.connection = client.connect(Utf8Codec.INSTANCE);
-        this.sharded = majorVersion(connection.sync().info("server")) >= 7;
+        this.version = RedisVersion.parse(connection.sync().info("server"));
     }
 
     @Override
@@ -44,28 +44,17 @@ final class ClusterLink implements Link {
 
     @Override
     public boolean sharded() {
-        return sharded;
+        return version.atLeast(7, 0);
+    }
+
+    @Override
+    public RedisVersion version() {
+        return version;
     }
 
     @Override
     public void close() {
         connection.close();
         client.shutdown(0, 2, TimeUnit.SECONDS);
-    }
-
-    /** Reads {@code redis_version:7.0.15} from an {@code INFO server} reply; 0 if absent. */
-    static int majorVersion(String info) {
-        for (String line : info.split("\r?\n")) {
-            if (line.startsWith("redis_version:")) {
-                String version = line.substring("redis_version:".length()).trim();
-                int dot = version.indexOf('.');
-                try {
-                    return Integer.parseInt(dot < 0 ? version : version.substring(0, dot));
-                } catch (NumberFormatException e) {
-                    return 0;
-                }
-            }
-        }
-        return 0;
     }
 }

@@ -33,6 +33,9 @@ interface Link {
     /** @return whether wake-ups use sharded pub/sub ({@code SSUBSCRIBE}/{@code SPUBLISH}) */
     boolean sharded();
 
+    /** @return the server's version, read when the link connected */
+    RedisVersion version();
+
     /** Closes every connection and the Lettuce client. */
     void close();
 }

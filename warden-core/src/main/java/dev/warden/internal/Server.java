@@ -27,7 +27,8 @@ final class Server {
     private final Notifier notifier;
     private final String instanceId;
 
-    private Server(Link link, String instanceId, SharedResources shared) {
+    private Server(Link link, String instanceId, SharedResources shared, String where) {
+        link.version().require(where);
         this.link = link;
         this.instanceId = instanceId;
         this.scripts = new Scripts(link);
@@ -38,7 +39,8 @@ final class Server {
      * Connects to the deployment of {@code config} ({@link LockConfig.Topology#SINGLE}, {@code SENTINEL} or
      * {@code CLUSTER}) on the shared threads.
      *
-     * @throws LockException if Redis cannot be reached or refuses the connection; nothing is left open
+     * @throws LockException if Redis cannot be reached, refuses the connection, or is older than Warden needs
+     *                       ({@link RedisVersion#REQUIRED}); nothing is left open
      */
     static Server connect(LockConfig config, SharedResources shared, String instanceId) {
         List<RedisURI> uris = new ArrayList<>();
@@ -78,7 +80,7 @@ final class Server {
             link = () -> new StandaloneLink(single, uris.get(0));
         }
         try {
-            return new Server(link.get(), instanceId, shared);
+            return new Server(link.get(), instanceId, shared, config.redisUriForDisplay());
         } catch (RuntimeException e) {
             LockException failure = Errors.translate(e, "connect to " + config.redisUriForDisplay());
             try {

@@ -1,6 +1,8 @@
 package dev.warden.internal;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -9,12 +11,15 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One Redis server, or the master that Sentinel names. Lettuce asks Sentinel for the master's address whenever it
  * reconnects; this link also asks again when its connection turns out to reach a replica (see {@link #failed}).
  */
 final class StandaloneLink implements Link {
+    private static final Logger LOG = LoggerFactory.getLogger(StandaloneLink.class);
     private final RedisClient client;
     private final RedisURI uri;
     private final boolean sentinel;
@@ -22,12 +27,45 @@ final class StandaloneLink implements Link {
     private volatile StatefulRedisConnection<String, String> connection;
     private volatile StatefulRedisConnection<String, String> ackConnection;
     private volatile boolean closed;
+    private final RedisVersion version;
 
     StandaloneLink(RedisClient client, RedisURI uri) {
         this.client = client;
         this.uri = uri;
         this.sentinel = !uri.getSentinels().isEmpty();
         this.connection = client.connect(Utf8Codec.INSTANCE, uri);
+        this.version = readVersion(connection);
+    }
+
+    /**
+     * Reads the server's version once, for {@link RedisVersion#require}; best effort, since the check only makes an
+     * old server's failure clearer (its first script fails loudly anyway). A user whom an ACL denies {@code INFO},
+     * or a server that does not answer within the command timeout, leaves the version
+     * {@link RedisVersion#UNKNOWN}; a broken connection fails the connect.
+     */
+    private RedisVersion readVersion(StatefulRedisConnection<String, String> connection) {
+        try {
+            return RedisVersion.parse(connection.async().info("server")
+                    .get(uri.getTimeout().toNanos(), TimeUnit.NANOSECONDS));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return RedisVersion.UNKNOWN;
+        } catch (java.util.concurrent.TimeoutException e) {
+            LOG.debug("no answer to INFO from {} within {}: its version is not checked", uri, uri.getTimeout());
+            return RedisVersion.UNKNOWN;
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = Errors.unwrap(e);
+            if (cause instanceof RedisCommandExecutionException || cause instanceof RedisCommandTimeoutException) {
+                LOG.debug("INFO refused or unanswered by {}: its version is not checked: {}", uri, cause.toString());
+                return RedisVersion.UNKNOWN;
+            }
+            throw cause instanceof RuntimeException runtime ? runtime : new RedisException(cause);
+        }
+    }
+
+    @Override
+    public RedisVersion version() {
+        return version;
     }
 
     @Override

@@ -32,6 +32,11 @@ public final class RedisProxy implements AutoCloseable {
     private Replacement armed;
     /** Guarded by this. */
     private boolean closed;
+    /** A text that every string reply has replaced ({@link #rewriteStrings}), or null. */
+    private volatile Rewrite rewrite;
+
+    private record Rewrite(String from, String to) {
+    }
 
     private record Replacement(byte[] reply, CompletableFuture<String> replaced) {
     }
@@ -80,6 +85,17 @@ public final class RedisProxy implements AutoCloseable {
         byte[] reply = ("$" + data.length + "\r\n" + text + "\r\n").getBytes(StandardCharsets.UTF_8);
         armed = new Replacement(reply, new CompletableFuture<>());
         return armed.replaced();
+    }
+
+    /**
+     * From now on, replaces {@code from} with {@code to} in every string reply (RESP bulk and verbatim strings) on
+     * every connection: for example the version in {@code INFO server}, to play a server of another version.
+     *
+     * @param from the text to replace
+     * @param to   what replaces it
+     */
+    public void rewriteStrings(String from, String to) {
+        rewrite = new Rewrite(from, to);
     }
 
     @Override
@@ -174,7 +190,7 @@ public final class RedisProxy implements AutoCloseable {
         while (true) {
             ByteArrayOutputStream frame = new ByteArrayOutputStream();
             readFrame(in, frame);
-            byte[] reply = frame.toByteArray();
+            byte[] reply = rewritten(frame.toByteArray());
             Replacement replacement = null;
             if (reply[0] == ':') {
                 synchronized (this) {
@@ -188,6 +204,28 @@ public final class RedisProxy implements AutoCloseable {
                 replacement.replaced().complete(new String(reply, StandardCharsets.UTF_8).trim());
             }
         }
+    }
+
+    /** A string reply with {@link #rewrite} applied; any other reply as it is. */
+    private byte[] rewritten(byte[] reply) {
+        Rewrite current = rewrite;
+        if (current == null || (reply[0] != '$' && reply[0] != '=')) {
+            return reply;
+        }
+        int header = 0;
+        while (reply[header] != '\n') {
+            header++;
+        }
+        if (reply[1] == '-') {
+            return reply;
+        }
+        String body = new String(reply, header + 1, reply.length - header - 3, StandardCharsets.UTF_8);
+        if (!body.contains(current.from())) {
+            return reply;
+        }
+        byte[] data = body.replace(current.from(), current.to()).getBytes(StandardCharsets.UTF_8);
+        return ((char) reply[0] + Integer.toString(data.length) + "\r\n" + new String(data, StandardCharsets.UTF_8)
+                + "\r\n").getBytes(StandardCharsets.UTF_8);
     }
 
     /** Reads one whole RESP2 or RESP3 frame into {@code frame}. */
