@@ -106,6 +106,24 @@ public interface DistributedLock {
     LockInfo inspect();
 
     /**
+     * {@link #inspect()} without blocking the calling thread.
+     *
+     * @return completes with the lock's state, on a thread of the client (never one of its connections' I/O
+     *         threads), or exceptionally with a {@link LockException} if Redis fails, or an
+     *         {@link IllegalStateException} if the client is closed
+     */
+    CompletableFuture<LockInfo> inspectAsync();
+
+    /**
+     * {@link #isLocked()} without blocking the calling thread.
+     *
+     * @return completes as {@link #inspectAsync()} does, with whether the lock is held
+     */
+    default CompletableFuture<Boolean> isLockedAsync() {
+        return inspectAsync().thenApply(LockInfo::held);
+    }
+
+    /**
      * Releases the lock whoever holds it, for administration: the holder is not told at once, but its lease is
      * lost at its next renewal or release. The fencing counter is kept, and waiters are woken.
      *
@@ -114,6 +132,14 @@ public interface DistributedLock {
      * @throws LockException if Redis fails
      */
     OptionalLong forceRelease();
+
+    /**
+     * {@link #forceRelease()} without blocking the calling thread.
+     *
+     * @return completes as {@link #forceRelease()} returns, on a thread of the client, or exceptionally with a
+     *         {@link LockException} if Redis fails, or an {@link IllegalStateException} if the client is closed
+     */
+    CompletableFuture<OptionalLong> forceReleaseAsync();
 
     /**
      * Returns a {@link Lock} view: reentrant per thread (the hold count is kept locally over one renewed lease);

@@ -1,6 +1,7 @@
 package dev.warden;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Proof that this process holds a lock, from a successful acquire until {@link #release()}, or until the lease is
@@ -36,6 +37,16 @@ public interface Lease extends AutoCloseable {
      * @throws LockException if the token had to be issued and Redis failed to answer
      */
     long fencingToken();
+
+    /**
+     * {@link #fencingToken()} without blocking the calling thread: completes at once where the token is known, and
+     * otherwise when Redis issued it.
+     *
+     * @return completes with the token, or exceptionally as {@link #fencingToken()} throws: with a
+     *         {@link LeaseLostException}, an {@link IllegalStateException} if the lease was released, or a
+     *         {@link LockException} if Redis failed to answer
+     */
+    CompletableFuture<Long> fencingTokenAsync();
 
     /**
      * How many replicas acknowledged the grant (Redis {@code WAIT}), for locks that require acknowledgements
@@ -88,6 +99,17 @@ public interface Lease extends AutoCloseable {
     boolean extend(Duration lease);
 
     /**
+     * {@link #extend(Duration)} without blocking the calling thread.
+     *
+     * @param lease how long from now the lease is to last: at least one millisecond
+     * @return completes with what {@link #extend(Duration)} returns, on a thread of the client, or exceptionally
+     *         with what it throws but for the argument's checks, which this method throws itself
+     * @throws NullPointerException     if {@code lease} is null
+     * @throws IllegalArgumentException if {@code lease} is shorter than one millisecond
+     */
+    CompletableFuture<Boolean> extendAsync(Duration lease);
+
+    /**
      * Releases the lease now but leaves the lock held in Redis for {@code keep} more, after which it is free without
      * another request: nobody acquires it before then, this client's waiters included. For a task that must not
      * run again within a period even when it finishes early (ShedLock's {@code lockAtLeastFor}). The key's expiry
@@ -104,6 +126,16 @@ public interface Lease extends AutoCloseable {
     boolean releaseAfter(Duration keep);
 
     /**
+     * {@link #releaseAfter(Duration)} without blocking the calling thread.
+     *
+     * @param keep how long the lock stays held after this call
+     * @return completes with what {@link #releaseAfter(Duration)} returns, on a thread of the client, or
+     *         exceptionally with the {@link LockException} it throws
+     * @throws NullPointerException if {@code keep} is null
+     */
+    CompletableFuture<Boolean> releaseAfterAsync(Duration keep);
+
+    /**
      * Releases the lock with one atomic compare-and-delete: it never removes a lock that another owner holds.
      *
      * @return {@code true} if this lease still held the lock and released it; {@code false} if it had been
@@ -111,6 +143,15 @@ public interface Lease extends AutoCloseable {
      * @throws LockException if Redis fails to answer; the lease then stops being renewed and expires on the server
      */
     boolean release();
+
+    /**
+     * {@link #release()} without blocking the calling thread: the release starts now (a local waiter that takes the
+     * lock over gets it at once), and the future tells how it ended.
+     *
+     * @return completes with what {@link #release()} returns, on a thread of the client, or exceptionally with the
+     *         {@link LockException} it throws
+     */
+    CompletableFuture<Boolean> releaseAsync();
 
     /**
      * Releases the lock like {@link #release()}, ignoring whether the lease was still held. Idempotent.

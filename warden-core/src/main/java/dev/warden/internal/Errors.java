@@ -51,6 +51,30 @@ final class Errors {
     }
 
     /**
+     * Translates the failure of an operation for its caller: as {@link #translate}, except that the
+     * {@link CallerStateException} of an operation the client's or the lease's state refused reaches the caller as
+     * the {@code IllegalStateException} it is.
+     *
+     * @param error the failure, possibly wrapped by a future
+     * @param what  the operation, for the message
+     * @return the exception to throw or complete with
+     */
+    static RuntimeException forCaller(Throwable error, String what) {
+        Throwable e = unwrap(error);
+        return e instanceof CallerStateException refused ? refused : translate(e, what);
+    }
+
+    /**
+     * The failure to throw from inside a stage of a future chain: as it is if the future would wrap it anyway.
+     *
+     * @param error a failure a stage received
+     * @return an unchecked exception that carries it
+     */
+    static CompletionException completion(Throwable error) {
+        return error instanceof CompletionException wrapped ? wrapped : new CompletionException(error);
+    }
+
+    /**
      * Removes the wrappers futures add.
      *
      * @param error a failure

@@ -107,7 +107,7 @@ final class InFlight {
     <T> void send(Kind kind, Supplier<CompletableFuture<T>> request, BiConsumer<T, Throwable> then,
                   Consumer<Throwable> failed) {
         if (!enter(kind)) {
-            failed.accept(new IllegalStateException("client is closed"));
+            failed.accept(new CallerStateException("client is closed"));
             return;
         }
         CompletableFuture<T> reply;
@@ -127,6 +127,26 @@ final class InFlight {
         });
     }
 
+    /**
+     * Sends a request as {@link #send} does and returns its reply: the request counts as in flight until the stages
+     * attached to the returned future before the reply came have run. A request refused because the client is
+     * closing, or whose send throws, completes the future exceptionally.
+     *
+     * @param request sends the request; called at most once, here
+     * @return completes with the reply, or exceptionally with its failure
+     */
+    <T> CompletableFuture<T> track(Kind kind, Supplier<CompletableFuture<T>> request) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        send(kind, request, (value, error) -> {
+            if (error != null) {
+                result.completeExceptionally(error);
+            } else {
+                result.complete(value);
+            }
+        }, result::completeExceptionally);
+        return result;
+    }
+
     private static <T> void handle(T value, Throwable error, BiConsumer<T, Throwable> then,
                                    Consumer<Throwable> failed) {
         try {
@@ -140,11 +160,11 @@ final class InFlight {
      * Runs {@code action} counted as one request in flight: a blocking call on a caller's thread, which sends and
      * waits for its answer.
      *
-     * @throws IllegalStateException for new work once the client is closing
+     * @throws IllegalStateException for new work once the client is closing ({@link CallerStateException})
      */
     <T> T call(Kind kind, Supplier<T> action) {
         if (!enter(kind)) {
-            throw new IllegalStateException("client is closed");
+            throw new CallerStateException("client is closed");
         }
         try {
             return action.get();

@@ -12,7 +12,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -205,7 +205,7 @@ abstract class LeaseBase implements Lease {
     RuntimeException ended(String operation) {
         String message = operation + " of lock '" + lockName() + "' asked after the lease was ";
         return state == LOST ? new LeaseLostException(message + "lost")
-                : new IllegalStateException(message + "released");
+                : new CallerStateException(message + "released");
     }
 
     @Override
@@ -240,46 +240,99 @@ abstract class LeaseBase implements Lease {
     }
 
     @Override
+    public boolean release() {
+        return await(releaseRequest(), "release");
+    }
+
+    @Override
+    public CompletableFuture<Boolean> releaseAsync() {
+        return publish(this::releaseRequest, "release");
+    }
+
+    @Override
     public boolean extend(Duration lease) {
+        return await(extendRequest(Require.lease(lease, "lease").toMillis()), "extend");
+    }
+
+    @Override
+    public CompletableFuture<Boolean> extendAsync(Duration lease) {
         long millis = Require.lease(lease, "lease").toMillis();
+        return publish(() -> extendRequest(millis), "extend");
+    }
+
+    /**
+     * Sets the lock's expiry to {@code millis} from now if this lease still holds it, and moves the local deadline
+     * there; a lease found gone is lost.
+     *
+     * @throws IllegalStateException if the watchdog renews this lease, or it was released or lost: at once
+     */
+    private CompletableFuture<Boolean> extendRequest(long millis) {
         if (renewing) {
-            throw new IllegalStateException("extend of lock '" + lockName()
+            throw new CallerStateException("extend of lock '" + lockName()
                     + "': the watchdog renews this lease; extend applies to leases acquired with a duration");
         }
         if (!active()) {
             throw ended("extend");
         }
         long sentAt = ticker().read();
-        if (!expire(millis, "extend")) {
-            // A release that started meanwhile may be what removed it, and its own reply decides.
-            loseUnlessReleasing("it was found expired or taken when extended");
-            return false;
-        }
-        moveDeadline(sentAt, millis);
-        return true;
+        return expireRequest(millis, "extend").thenApply(held -> {
+            if (!held) {
+                // A release that started meanwhile may be what removed it, and its own reply decides.
+                loseUnlessReleasing("it was found expired or taken when extended");
+                return false;
+            }
+            moveDeadline(sentAt, millis);
+            return true;
+        });
     }
 
     @Override
     public boolean releaseAfter(Duration keep) {
         Objects.requireNonNull(keep, "keep");
-        return keep.toMillis() <= 0 ? release() : releaseKeeping(keep.toMillis());
+        return keep.toMillis() <= 0 ? release() : await(releaseKeepingRequest(keep.toMillis()), "release");
+    }
+
+    @Override
+    public CompletableFuture<Boolean> releaseAfterAsync(Duration keep) {
+        Objects.requireNonNull(keep, "keep");
+        long keepMillis = keep.toMillis();
+        return keepMillis <= 0 ? releaseAsync() : publish(() -> releaseKeepingRequest(keepMillis), "release");
     }
 
     /**
-     * Sets the expiry of the lock's key to {@code millis} from now if it still carries this lease's token, waiting
-     * for the answer.
+     * Releases the lease: through Redis, or by a local handover. Counted in flight by the client before the release
+     * starts, so that a closing client either waits for it or has released the lease itself (and this completes
+     * with false).
+     *
+     * @return completes with whether the lease still held the lock, or exceptionally if Redis failed to answer
+     */
+    abstract CompletableFuture<Boolean> releaseRequest();
+
+    /**
+     * Sets the expiry of the lock's key to {@code millis} from now if it still carries this lease's token.
      *
      * @param operation names the operation in errors
-     * @return whether the key carried the token
-     * @throws LockException if Redis fails to answer
+     * @return completes with whether the key carried the token, or exceptionally if Redis failed to answer
      */
-    abstract boolean expire(long millis, String operation);
+    abstract CompletableFuture<Boolean> expireRequest(long millis, String operation);
 
-    /** Moves the local deadline after {@link #expire} succeeded for a request sent at {@code sentAt}. */
+    /** Moves the local deadline after {@link #expireRequest} succeeded for a request sent at {@code sentAt}. */
     abstract void moveDeadline(long sentAt, long millis);
 
     /** {@link #releaseAfter} with a positive {@code keepMillis}: a release that sets the expiry instead. */
-    abstract boolean releaseKeeping(long keepMillis);
+    abstract CompletableFuture<Boolean> releaseKeepingRequest(long keepMillis);
+
+    /**
+     * Waits for the engine's future of an operation, for a blocking method: as long as the client waits for an
+     * answer, failing with what the caller is to see ({@link Errors#forCaller}).
+     */
+    abstract <T> T await(CompletableFuture<T> future, String operation);
+
+    /**
+     * The future an asynchronous method returns for an operation ({@link Futures#publish}); what {@code request}
+     * throws completes it too.
+     */
+    abstract <T> CompletableFuture<T> publish(Supplier<CompletableFuture<T>> request, String operation);
 
     /** @return whether the lease is held and no release has started */
     boolean active() {
@@ -304,25 +357,31 @@ abstract class LeaseBase implements Lease {
 
     /**
      * Ends a started release by its request's answer: released if the lease still held the lock, lost with
-     * {@code lostBecause} if not. A request that fails ends the release too (the key expires on the server).
+     * {@code lostBecause} if not. A request that fails, or cannot be sent, ends the release too (the key expires on
+     * the server), and the returned future fails with it.
      *
-     * @param request waits for the request and answers whether the lease held the lock
-     * @throws LockException if the request failed
+     * @param request sends the request, which answers whether the lease held the lock
      */
-    boolean finishRelease(BooleanSupplier request, String lostBecause) {
-        boolean held;
+    CompletableFuture<Boolean> finishRelease(Supplier<CompletableFuture<Boolean>> request, String lostBecause) {
+        CompletableFuture<Boolean> reply;
         try {
-            held = request.getAsBoolean();
-        } catch (LockException e) {
+            reply = request.get();
+        } catch (RuntimeException e) {
             released();
             throw e;
         }
-        if (held) {
-            releasedHeld();
-        } else {
-            lose(lostBecause);
-        }
-        return held;
+        return reply.handle((held, error) -> {
+            if (error != null) {
+                released();
+                throw Errors.completion(error);
+            }
+            if (held) {
+                releasedHeld();
+            } else {
+                lose(lostBecause);
+            }
+            return held;
+        });
     }
 
     /** Marks the lease lost (once, unless released already), logs why, and runs the callbacks. */

@@ -5,6 +5,7 @@ import dev.warden.LockConnectionException;
 import dev.warden.LockException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,41 +70,43 @@ final class QuorumLease extends LeaseBase {
     }
 
     @Override
-    public boolean release() {
+    public CompletableFuture<Long> fencingTokenAsync() {
+        return CompletableFuture.completedFuture(fence);
+    }
+
+    @Override
+    CompletableFuture<Boolean> releaseRequest() {
         if (!beginRelease()) {
-            return false;
+            return CompletableFuture.completedFuture(false);
         }
         stop();
-        List<Fanout.Outcome<Boolean>> outcomes;
-        try {
-            outcomes = client.await(releaseAll(), lock.describe("release"));
-        } catch (LockException e) {
+        return releaseAll().handle((outcomes, error) -> {
+            if (error != null) {
+                released();
+                throw Errors.completion(error);
+            }
+            int released = Fanout.count(outcomes, Boolean::booleanValue);
+            int gone = Fanout.count(outcomes, held -> !held);
+            if (released >= client.majority()) {
+                releasedHeld();
+                return true;
+            }
+            if (client.outOfReach(gone)) {
+                lose("release found it held on only " + released + " of " + client.nodes().size() + " servers");
+                return false;
+            }
             released();
-            throw e;
-        }
-        int released = Fanout.count(outcomes, Boolean::booleanValue);
-        int gone = Fanout.count(outcomes, held -> !held);
-        if (released >= client.majority()) {
-            releasedHeld();
-            return true;
-        }
-        if (client.outOfReach(gone)) {
-            lose("release found it held on only " + released + " of " + client.nodes().size() + " servers");
-            return false;
-        }
-        released();
-        Throwable cause = Fanout.firstFailure(outcomes);
-        throw new LockConnectionException(lock.describe("release") + ": released on " + released + " of "
-                + client.nodes().size() + " servers; the rest failed and expire with the lease: "
-                + Errors.translate(cause, "first failure").getMessage(), cause);
+            Throwable cause = Fanout.firstFailure(outcomes);
+            throw Errors.completion(new LockConnectionException(lock.describe("release") + ": released on "
+                    + released + " of " + client.nodes().size() + " servers; the rest failed and expire with the "
+                    + "lease: " + Errors.translate(cause, "first failure").getMessage(), cause));
+        });
     }
 
     /** On every server; held where a majority set it, not held where so many found it gone that none can. */
     @Override
-    boolean expire(long millis, String operation) {
-        List<Fanout.Outcome<Boolean>> outcomes = client.await(expireAll(millis, InFlight.Kind.WORK),
-                lock.describe(operation));
-        return majorityHeld(outcomes, operation);
+    CompletableFuture<Boolean> expireRequest(long millis, String operation) {
+        return expireAll(millis, InFlight.Kind.WORK).thenApply(outcomes -> majorityHeld(outcomes, operation));
     }
 
     @Override
@@ -112,13 +115,24 @@ final class QuorumLease extends LeaseBase {
     }
 
     @Override
-    boolean releaseKeeping(long keepMillis) {
+    CompletableFuture<Boolean> releaseKeepingRequest(long keepMillis) {
         if (!beginRelease()) {
-            return false;
+            return CompletableFuture.completedFuture(false);
         }
         stop();
-        return finishRelease(() -> majorityHeld(client.await(expireAll(keepMillis, InFlight.Kind.CLEANUP),
-                lock.describe("release")), "release"), "it was found held on fewer servers than a majority on release");
+        return finishRelease(() -> expireAll(keepMillis, InFlight.Kind.CLEANUP)
+                        .thenApply(outcomes -> majorityHeld(outcomes, "release")),
+                "it was found held on fewer servers than a majority on release");
+    }
+
+    @Override
+    <T> T await(CompletableFuture<T> future, String operation) {
+        return client.await(future, lock.describe(operation));
+    }
+
+    @Override
+    <T> CompletableFuture<T> publish(Supplier<CompletableFuture<T>> request, String operation) {
+        return Futures.publish(request, client.callbackExecutor(), lock.describe(operation));
     }
 
     private CompletableFuture<List<Fanout.Outcome<Boolean>>> expireAll(long millis, InFlight.Kind kind) {

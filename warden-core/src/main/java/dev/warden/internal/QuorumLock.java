@@ -66,8 +66,22 @@ final class QuorumLock extends LockBase {
 
     @Override
     public LockInfo inspect() {
-        List<Fanout.Outcome<Replies.State>> outcomes = client.await(
-                Fanout.all(client.nodes(), server -> server.scripts().inspect(keys, false)), describe("inspect"));
+        return client.await(inspectRequest(), describe("inspect"));
+    }
+
+    @Override
+    public CompletableFuture<LockInfo> inspectAsync() {
+        return Futures.publish(this::inspectRequest, client.callbackExecutor(), describe("inspect"));
+    }
+
+    private CompletableFuture<LockInfo> inspectRequest() {
+        return client.send(InFlight.Kind.WORK,
+                () -> Fanout.all(client.nodes(), server -> server.scripts().inspect(keys, false)))
+                .thenApply(this::info);
+    }
+
+    /** What a majority of the servers say of the lock. */
+    private LockInfo info(List<Fanout.Outcome<Replies.State>> outcomes) {
         LockException failure = quorumFailure(outcomes, "inspect");
         if (failure != null) {
             throw failure;
@@ -98,9 +112,24 @@ final class QuorumLock extends LockBase {
 
     @Override
     public OptionalLong forceRelease() {
-        List<Fanout.Outcome<OptionalLong>> outcomes = client.await(Fanout.all(client.nodes(),
-                server -> server.scripts().forceRelease(keys, server.instanceId(), false)), describe("forced release"));
-        client.eachConnected(server -> server.notifier().wakeOne(keys, false));
+        return client.await(forceReleaseRequest(), describe("forced release"));
+    }
+
+    @Override
+    public CompletableFuture<OptionalLong> forceReleaseAsync() {
+        return Futures.publish(this::forceReleaseRequest, client.callbackExecutor(), describe("forced release"));
+    }
+
+    private CompletableFuture<OptionalLong> forceReleaseRequest() {
+        return client.send(InFlight.Kind.WORK, () -> Fanout.all(client.nodes(),
+                server -> server.scripts().forceRelease(keys, server.instanceId(), false))).thenApply(outcomes -> {
+                    client.eachConnected(server -> server.notifier().wakeOne(keys, false));
+                    return removed(outcomes);
+                });
+    }
+
+    /** The fence of the holder that a majority removed, or empty if the lock was free. */
+    private OptionalLong removed(List<Fanout.Outcome<OptionalLong>> outcomes) {
         LockException failure = quorumFailure(outcomes, "forced release");
         if (failure != null) {
             throw failure;

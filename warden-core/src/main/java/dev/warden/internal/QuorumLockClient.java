@@ -128,19 +128,11 @@ final class QuorumLockClient implements LockClient {
     }
 
     /**
-     * Sends a fan-out counted in flight (see {@link InFlight#send}) until its result is decided and the callbacks
+     * Sends a fan-out counted in flight ({@link InFlight#track}) until its result is decided and the callbacks
      * attached to the returned future have run; refused like any request once the client is closing.
      */
     <T> CompletableFuture<T> send(InFlight.Kind kind, Supplier<CompletableFuture<T>> fanout) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        inFlight.send(kind, fanout, (value, error) -> {
-            if (error != null) {
-                result.completeExceptionally(error);
-            } else {
-                result.complete(value);
-            }
-        }, result::completeExceptionally);
-        return result;
+        return inFlight.track(kind, fanout);
     }
 
     Watchdog<QuorumLease> watchdog() {

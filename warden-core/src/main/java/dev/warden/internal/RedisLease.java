@@ -1,7 +1,6 @@
 package dev.warden.internal;
 
 import dev.warden.Ticker;
-import dev.warden.LockException;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -24,8 +23,17 @@ final class RedisLease extends LeaseBase {
     final Replicas replicas;
     /** 0 until a fence is issued: at the acquire, or at the first {@link #fencingToken()}. */
     private volatile long fence;
-    /** Held while a fence is asked for; not the lease's own monitor, which a loss takes on a client thread. */
+    /**
+     * Guards {@link #fenceRequest} and the setting of {@link #fence}, against a local handover, which reads the fence
+     * for its successor's floor; not the lease's own monitor, which a loss takes on a client thread.
+     */
     private final Object fenceLock = new Object();
+    /**
+     * The request for this lease's fence while one is in flight, shared by every caller who asks meanwhile; null
+     * otherwise. No local handover takes the lock over from a lease with a fence request in flight, since the
+     * successor's floor must cover the fence it brings. Guarded by {@link #fenceLock}.
+     */
+    private CompletableFuture<Long> fenceRequest;
     /**
      * A fence this lease's own must exceed: that of the lease of this client it took the lock over from, with the
      * same token ({@link #handOverLocally}); 0 for a lease that Redis granted.
@@ -98,28 +106,61 @@ final class RedisLease extends LeaseBase {
     @Override
     public long fencingToken() {
         long known = fence;
-        return known != 0 ? known : issueFence();
+        return known != 0 ? known : await(requestFence(), "fencing token");
     }
 
-    /** Asks Redis for the fence of a lease acquired without one; one request at a time per lease. */
-    private long issueFence() {
+    @Override
+    public CompletableFuture<Long> fencingTokenAsync() {
+        long known = fence;
+        return known != 0 ? CompletableFuture.completedFuture(known) : publish(this::requestFence, "fencing token");
+    }
+
+    /**
+     * Asks Redis for the fence of a lease acquired without one: one request at a time per lease, whose answer every
+     * caller that asks meanwhile shares.
+     *
+     * @throws IllegalStateException if the lease was released, {@link dev.warden.LeaseLostException} if lost
+     */
+    private CompletableFuture<Long> requestFence() {
+        CompletableFuture<Long> pending;
         synchronized (fenceLock) {
             if (fence != 0) {
-                return fence;
+                return CompletableFuture.completedFuture(fence);
+            }
+            if (fenceRequest != null) {
+                return fenceRequest;
             }
             if (!active()) {
                 throw ended("fencing token");
             }
-            RedisLockClient client = lock.client();
-            OptionalLong issued = client.inFlight().call(InFlight.Kind.WORK, () -> client.await(
-                    client.scripts().fence(keys, token, fenceFloor), lock.describe("fencing token")));
-            if (issued.isEmpty()) {
-                // A release that started meanwhile may be what removed it, and its own reply decides.
-                loseUnlessReleasing("it was found expired or taken when asked for its fencing token");
-                throw ended("fencing token");
+            pending = new CompletableFuture<>();
+            fenceRequest = pending;
+        }
+        RedisLockClient client = lock.client();
+        client.inFlight().send(InFlight.Kind.WORK, () -> client.scripts().fence(keys, token, fenceFloor),
+                (issued, error) -> settleFence(pending, issued, error), error -> settleFence(pending, null, error));
+        return pending;
+    }
+
+    /** The answer to {@link #requestFence}: the fence, a lease found gone (lost), or a failure. */
+    private void settleFence(CompletableFuture<Long> pending, OptionalLong issued, Throwable error) {
+        boolean found = error == null && issued.isPresent();
+        synchronized (fenceLock) {
+            if (found) {
+                fence = issued.getAsLong();
             }
-            fence = issued.getAsLong();
-            return fence;
+            if (fenceRequest == pending) {
+                fenceRequest = null;
+            }
+        }
+        if (error != null) {
+            pending.completeExceptionally(error);
+        } else if (!found) {
+            // A release that started meanwhile may be what removed it, and its own reply decides.
+            loseUnlessReleasing("it was found expired or taken when asked for its fencing token");
+            pending.completeExceptionally(ended("fencing token"));
+        } else {
+            pending.complete(issued.getAsLong());
         }
     }
 
@@ -134,17 +175,16 @@ final class RedisLease extends LeaseBase {
     }
 
     @Override
-    public boolean release() {
-        // Counted in flight before the release starts, so that a closing client either waits for it or has
-        // released this lease itself (and this call returns false).
-        return lock.client().inFlight().call(InFlight.Kind.CLEANUP, () -> beginRelease() && releaseHeld());
+    CompletableFuture<Boolean> releaseRequest() {
+        return lock.client().inFlight().track(InFlight.Kind.CLEANUP,
+                () -> beginRelease() ? releaseHeld() : CompletableFuture.completedFuture(false));
     }
 
     @Override
-    boolean expire(long millis, String operation) {
+    CompletableFuture<Boolean> expireRequest(long millis, String operation) {
         RedisLockClient client = lock.client();
-        return client.inFlight().call(InFlight.Kind.WORK, () -> client.await(
-                client.scripts().expire(keys, token, millis, replicas), lock.describe(operation)));
+        return client.inFlight().track(InFlight.Kind.WORK,
+                () -> client.scripts().expire(keys, token, millis, replicas));
     }
 
     @Override
@@ -157,26 +197,37 @@ final class RedisLease extends LeaseBase {
      * client's too, find the lock held until then, and the first of them to try after it expires takes it.
      */
     @Override
-    boolean releaseKeeping(long keepMillis) {
+    CompletableFuture<Boolean> releaseKeepingRequest(long keepMillis) {
         RedisLockClient client = lock.client();
-        return client.inFlight().call(InFlight.Kind.CLEANUP, () -> {
+        return client.inFlight().track(InFlight.Kind.CLEANUP, () -> {
             if (!beginRelease()) {
-                return false;
+                return CompletableFuture.completedFuture(false);
             }
             client.watchdog().unregister(this);
-            boolean held = finishRelease(() -> client.await(client.scripts().expire(keys, token, keepMillis, replicas),
-                    lock.describe("release")), "it was found expired or taken on release");
-            if (lock.fair()) {
-                client.notifier().ended(keys, token);
-            }
-            // A local waiter tries now and learns how long the lock stays held.
-            client.notifier().wakeOne(keys, lock.queued());
-            return held;
+            return finishRelease(() -> client.scripts().expire(keys, token, keepMillis, replicas),
+                    "it was found expired or taken on release").thenApply(held -> {
+                        if (lock.fair()) {
+                            client.notifier().ended(keys, token);
+                        }
+                        // A local waiter tries now and learns how long the lock stays held.
+                        client.notifier().wakeOne(keys, lock.queued());
+                        return held;
+                    });
         });
     }
 
+    @Override
+    <T> T await(CompletableFuture<T> future, String operation) {
+        return lock.client().await(future, lock.describe(operation));
+    }
+
+    @Override
+    <T> CompletableFuture<T> publish(Supplier<CompletableFuture<T>> request, String operation) {
+        return Futures.publish(request, lock.client().callbackExecutor(), lock.describe(operation));
+    }
+
     /** The release that {@link #beginRelease()} started: through Redis, or a local handover. */
-    private boolean releaseHeld() {
+    private CompletableFuture<Boolean> releaseHeld() {
         RedisLockClient client = lock.client();
         client.watchdog().unregister(this);
         if (lock.fair()) {
@@ -186,10 +237,11 @@ final class RedisLease extends LeaseBase {
             return handOverOrGrant(client);
         }
         // Replica acknowledgements: waiters do not queue, and none can take a lease over (Acquisition#reserve).
-        boolean held = finishRelease(() -> client.await(client.scripts().release(keys, token, client.instanceId()),
-                lock.describe("release")), "it was found expired or taken on release");
-        client.notifier().wakeOne(keys, false);
-        return held;
+        return finishRelease(() -> client.scripts().release(keys, token, client.instanceId()),
+                "it was found expired or taken on release").thenApply(held -> {
+                    client.notifier().wakeOne(keys, false);
+                    return held;
+                });
     }
 
     /**
@@ -206,21 +258,21 @@ final class RedisLease extends LeaseBase {
      * @return null if the waiter did not take the lock over (release through Redis), else this release's result
      *         ({@link #settleHandover})
      */
-    private Boolean handOverLocally(RedisLockClient client, Notifier.Waiter waiter, long now) {
+    private CompletableFuture<Boolean> handOverLocally(RedisLockClient client, Notifier.Waiter waiter, long now) {
         if (waiter.leaseMillis() != leaseMillis) {
             return null;
         }
         RedisLease successor;
         CompletableFuture<Boolean> check = new CompletableFuture<>();
-        // A fence request in flight settles first, so that the successor's floor covers the fence it brings.
+        // Not with a fence request in flight: the successor's floor must cover the fence it brings.
         synchronized (fenceLock) {
-            successor = waiter.takeOver(this, now, null, () -> sendCheck(check,
+            successor = fenceRequest != null ? null : waiter.takeOver(this, now, null, () -> sendCheck(check,
                     () -> client.scripts().handed(keys, token, waiter.token())));
         }
         if (successor == null) {
             return null;
         }
-        return settleHandover(client, successor, check);
+        return settleHandover(successor, check);
     }
 
     /** Whether the default mode's bounds on local handovers let this lease pass the lock on locally now. */
@@ -246,11 +298,11 @@ final class RedisLease extends LeaseBase {
      * waiter of any client, so that after at most {@value #MAX_LOCAL_HANDOVERS} local handovers the others get
      * their turn in the order they came.
      */
-    private boolean handOverOrGrant(RedisLockClient client) {
+    private CompletableFuture<Boolean> handOverOrGrant(RedisLockClient client) {
         long now = client.ticker().read();
         Notifier.Waiter waiter = mayHandOver(now) ? client.notifier().reserveHead(keys) : null;
         if (waiter != null) {
-            Boolean handed = handOverLocally(client, waiter, now);
+            CompletableFuture<Boolean> handed = handOverLocally(client, waiter, now);
             if (handed != null) {
                 return handed;
             }
@@ -278,28 +330,27 @@ final class RedisLease extends LeaseBase {
 
     /**
      * Settles this lease's release after a local handover, by the request that followed it: the new holder has
-     * the lock at once, and this thread waits for Redis to say whether the key still held the token. Only Redis can
+     * the lock at once, and the release ends when Redis says whether the key still held the token. Only Redis can
      * tell whether it lost the lock meanwhile (a restart without its data, a failover), and a release must not
      * report a lock it no longer held as released; if so, both leases are lost.
      *
-     * @return whether the key still held the token
+     * @return completes with whether the key still held the token
      */
-    private boolean settleHandover(RedisLockClient client, RedisLease successor, CompletableFuture<Boolean> check) {
-        boolean held;
-        try {
-            held = client.await(check, lock.describe("release"));
-        } catch (LockException e) {
-            released();
-            throw e;
-        }
-        if (!held) {
-            String reason = "it was found expired or taken when handed over";
-            lose(reason);
-            successor.loseUnlessReleasing(reason);
-            return false;
-        }
-        releasedHeld();
-        return true;
+    private CompletableFuture<Boolean> settleHandover(RedisLease successor, CompletableFuture<Boolean> check) {
+        return check.handle((held, error) -> {
+            if (error != null) {
+                released();
+                throw Errors.completion(error);
+            }
+            if (!held) {
+                String reason = "it was found expired or taken when handed over";
+                lose(reason);
+                successor.loseUnlessReleasing(reason);
+                return false;
+            }
+            releasedHeld();
+            return true;
+        });
     }
 
     /**
@@ -323,7 +374,7 @@ final class RedisLease extends LeaseBase {
      *
      * @return null if the waiter did not take the lock over (release through Redis), else this release's result
      */
-    private Boolean passOnFair(RedisLockClient client) {
+    private CompletableFuture<Boolean> passOnFair(RedisLockClient client) {
         List<String> queued = upcoming;
         if (queued == null || queued.isEmpty() || !renewing) {
             return null;
@@ -340,10 +391,10 @@ final class RedisLease extends LeaseBase {
         RedisLease successor;
         CompletableFuture<List<String>> consumed = new CompletableFuture<>();
         CompletableFuture<Boolean> check = consumed.thenApply(queue -> queue != null);
-        // A fence request in flight settles first, so that the successor's floor covers the fence it brings.
+        // Not with a fence request in flight: the successor's floor must cover the fence it brings.
         synchronized (fenceLock) {
-            successor = waiter.takeOver(this, now, queued.subList(1, queued.size()), () -> sendCheck(consumed,
-                    () -> lock.consumeFair(token, next, client.notifier().passOn(keys, token))));
+            successor = fenceRequest != null ? null : waiter.takeOver(this, now, queued.subList(1, queued.size()),
+                    () -> sendCheck(consumed, () -> lock.consumeFair(token, next, client.notifier().passOn(keys, token))));
         }
         if (successor == null) {
             waiter.unreserve();
@@ -355,39 +406,42 @@ final class RedisLease extends LeaseBase {
                 successor.queuedBehind(queue);
             }
         }, "the queue after a handover", lock.name());
-        return settleHandover(client, successor, check);
+        return settleHandover(successor, check);
     }
 
     /** Fair mode: the release script grants the lock to the oldest waiter itself, and tells it. */
-    private boolean releaseFair(RedisLockClient client) {
-        Boolean passed = passOnFair(client);
-        if (passed != null) {
-            return passed;
-        }
-        return releaseGranting(client);
+    private CompletableFuture<Boolean> releaseFair(RedisLockClient client) {
+        CompletableFuture<Boolean> passed = passOnFair(client);
+        return passed != null ? passed : releaseGranting(client);
     }
 
     /** A release through Redis where waiters queue: the script grants the lock to the oldest waiter, and tells it. */
-    private boolean releaseGranting(RedisLockClient client) {
-        Replies.Release status;
+    private CompletableFuture<Boolean> releaseGranting(RedisLockClient client) {
+        CompletableFuture<Replies.Release> reply;
         try {
             // Only fair mode holds waiters back for a lease of their own client (Notifier#defer).
             List<Notifier.Waiter> held = lock.fair() ? client.notifier().board(keys, token) : List.of();
-            status = client.await(lock.releaseQueued(token, held), lock.describe("release"));
-        } catch (LockException e) {
+            reply = lock.releaseQueued(token, held);
+        } catch (RuntimeException e) {
             released();
             throw e;
         }
-        if (!status.held()) {
-            lose("it was found expired or taken on release");
-            return false;
-        }
-        releasedHeld();
-        if (status == Replies.Outcome.RELEASED) {
-            // No waiter was registered; one of this client may be about to register, and must try again.
-            client.notifier().wakeOne(keys, true);
-        }
-        return true;
+        return reply.handle((status, error) -> {
+            if (error != null) {
+                released();
+                throw Errors.completion(error);
+            }
+            if (!status.held()) {
+                lose("it was found expired or taken on release");
+                return false;
+            }
+            releasedHeld();
+            if (status == Replies.Outcome.RELEASED) {
+                // No waiter was registered; one of this client may be about to register, and must try again.
+                client.notifier().wakeOne(keys, true);
+            }
+            return true;
+        });
     }
 
     @Override

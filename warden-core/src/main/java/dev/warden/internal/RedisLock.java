@@ -194,18 +194,36 @@ final class RedisLock extends LockBase {
 
     @Override
     public LockInfo inspect() {
-        Replies.State state = client.inFlight().call(InFlight.Kind.WORK,
-                () -> client.await(client.scripts().inspect(keys, queued), describe("inspect")));
-        return new LockInfo(name, state.held(), Duration.ofMillis(state.leftMillis()), state.fence(),
-                state.waiters());
+        return client.await(inspectRequest(), describe("inspect"));
+    }
+
+    @Override
+    public CompletableFuture<LockInfo> inspectAsync() {
+        return Futures.publish(this::inspectRequest, client.callbackExecutor(), describe("inspect"));
+    }
+
+    private CompletableFuture<LockInfo> inspectRequest() {
+        return client.inFlight().track(InFlight.Kind.WORK, () -> client.scripts().inspect(keys, queued))
+                .thenApply(state -> new LockInfo(name, state.held(), Duration.ofMillis(state.leftMillis()),
+                        state.fence(), state.waiters()));
     }
 
     @Override
     public OptionalLong forceRelease() {
-        OptionalLong removed = client.inFlight().call(InFlight.Kind.WORK, () -> client.await(
-                client.scripts().forceRelease(keys, client.instanceId(), queued), describe("forced release")));
-        client.notifier().wakeOne(keys, queued);
-        return removed;
+        return client.await(forceReleaseRequest(), describe("forced release"));
+    }
+
+    @Override
+    public CompletableFuture<OptionalLong> forceReleaseAsync() {
+        return Futures.publish(this::forceReleaseRequest, client.callbackExecutor(), describe("forced release"));
+    }
+
+    private CompletableFuture<OptionalLong> forceReleaseRequest() {
+        return client.inFlight().track(InFlight.Kind.WORK,
+                () -> client.scripts().forceRelease(keys, client.instanceId(), queued)).thenApply(removed -> {
+                    client.notifier().wakeOne(keys, queued);
+                    return removed;
+                });
     }
 
     @Override

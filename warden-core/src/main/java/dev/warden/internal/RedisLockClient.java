@@ -218,7 +218,7 @@ final class RedisLockClient implements LockClient {
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (ExecutionException e) {
-                    throw Errors.translate(e.getCause(), what);
+                    throw Errors.forCaller(e.getCause(), what);
                 } catch (TimeoutException e) {
                     throw new LockTimeoutException(what + ": no answer within " + config.commandTimeout(), e);
                 }

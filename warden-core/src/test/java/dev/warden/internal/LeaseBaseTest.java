@@ -54,8 +54,13 @@ class LeaseBaseTest {
         }
 
         @Override
-        boolean expire(long millis, String operation) {
-            return true;
+        java.util.concurrent.CompletableFuture<Boolean> releaseRequest() {
+            return java.util.concurrent.CompletableFuture.completedFuture(beginRelease());
+        }
+
+        @Override
+        java.util.concurrent.CompletableFuture<Boolean> expireRequest(long millis, String operation) {
+            return java.util.concurrent.CompletableFuture.completedFuture(true);
         }
 
         @Override
@@ -63,8 +68,24 @@ class LeaseBaseTest {
         }
 
         @Override
-        boolean releaseKeeping(long keepMillis) {
-            return release();
+        java.util.concurrent.CompletableFuture<Boolean> releaseKeepingRequest(long keepMillis) {
+            return releaseRequest();
+        }
+
+        @Override
+        <T> T await(java.util.concurrent.CompletableFuture<T> future, String operation) {
+            return future.join();
+        }
+
+        @Override
+        <T> java.util.concurrent.CompletableFuture<T> publish(
+                java.util.function.Supplier<java.util.concurrent.CompletableFuture<T>> request, String operation) {
+            return request.get();
+        }
+
+        @Override
+        public java.util.concurrent.CompletableFuture<Long> fencingTokenAsync() {
+            return java.util.concurrent.CompletableFuture.completedFuture(1L);
         }
 
         @Override

@@ -59,6 +59,26 @@ class QuorumTest {
     }
 
     @Test
+    void theAsyncFormsWorkOnAQuorum() throws Exception {
+        start(3);
+        DistributedLock lock = client().lock("async");
+        Lease lease = lock.tryAcquire(Duration.ZERO, Duration.ofSeconds(5)).orElseThrow();
+        assertThat(lease.fencingTokenAsync().get(10, TimeUnit.SECONDS)).isEqualTo(lease.fencingToken());
+        assertThat(lease.extendAsync(Duration.ofSeconds(60)).get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(lease.remaining()).isGreaterThan(Duration.ofSeconds(50));
+        LockInfo info = lock.inspectAsync().get(10, TimeUnit.SECONDS);
+        assertThat(info.held()).isTrue();
+        assertThat(info.lastFencingToken()).isEqualTo(lease.fencingToken());
+        assertThat(lease.releaseAsync().get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(lock.isLockedAsync().get(10, TimeUnit.SECONDS)).isFalse();
+        Lease next = lock.tryAcquire().orElseThrow();
+        // The highest fence among the servers that held it: one may keep a counter above the agreed fence.
+        assertThat(lock.forceReleaseAsync().get(10, TimeUnit.SECONDS).orElseThrow())
+                .isGreaterThanOrEqualTo(next.fencingToken());
+        assertThat(next.release()).isFalse();
+    }
+
+    @Test
     void withOneOfThreeServersDownContendingClientsStillExcludeEachOther() throws InterruptedException {
         start(3);
         servers.get(0).kill();

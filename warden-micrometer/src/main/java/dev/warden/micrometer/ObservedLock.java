@@ -147,6 +147,21 @@ final class ObservedLock implements DistributedLock {
     }
 
     @Override
+    public CompletableFuture<LockInfo> inspectAsync() {
+        return lock.inspectAsync();
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLockedAsync() {
+        return lock.isLockedAsync();
+    }
+
+    @Override
+    public CompletableFuture<OptionalLong> forceReleaseAsync() {
+        return lock.forceReleaseAsync();
+    }
+
+    @Override
     public Lock asLock() {
         return lock.asLock();
     }
