@@ -37,26 +37,37 @@ final class AclCheck {
         List<Trial> blocking = failed.stream().filter(Trial::needed).collect(Collectors.toList());
         String observed = "user " + user + ": " + (trials.size() - failed.size()) + " of " + trials.size()
                 + " commands ran on scratch keys and channels under '" + prefix + "'"
-                + (failed.isEmpty() ? "" : "; refused: " + describe(failed));
+                + (failed.isEmpty() ? "" : "; refused: " + describe(failed))
+                + (failed.stream().anyMatch(t -> t.command().equals("EVAL"))
+                ? "; the commands the scripts call were not tried" : "");
         String scope = "checked with one scratch lock under the prefix: key or channel patterns narrower than the "
                 + "prefix are not seen";
         if (!blocking.isEmpty()) {
             return Finding.unsafe(CODE, observed, "Warden needs " + blocking.stream().map(Trial::command)
                     .collect(Collectors.joining(", ")) + ": locks fail with errors where they are used",
                     "grant them, with the keys and channels under the prefix: ACL SETUSER " + user + " "
-                            + blocking.stream().map(t -> rule(t.command())).distinct()
-                            .collect(Collectors.joining(" ")) + " ~" + prefix + "* &" + prefix + "*");
+                            + blocking.stream().map(AclCheck::rule).filter(rule -> !rule.isEmpty()).distinct()
+                            .map(rule -> rule + " ").collect(Collectors.joining()) + "~" + prefix + "* &" + prefix
+                            + "*");
         }
         if (!failed.isEmpty()) {
             return Finding.warn(CODE, observed, "refused only commands that Warden does not use with the options "
                     + "given (" + scope + ")", "grant them before turning on the options that use them");
         }
-        return Finding.ok(CODE, observed, "the user may run every command Warden sends (" + scope + ")");
+        return Finding.ok(CODE, observed, "the user may run every command Warden sends (" + scope + "). Tried: "
+                + trials.stream().map(Trial::command).collect(Collectors.joining(", ")));
     }
 
-    /** @return the ACL rule that allows a tried command, such as {@code +client|setname} or {@code +zpopmin} */
-    static String rule(String command) {
-        String[] words = command.toLowerCase(java.util.Locale.ROOT).split(" ");
+    /**
+     * @return the ACL rule that allows a refused command, such as {@code +client|setname} or {@code +zpopmin};
+     *         empty where the command was allowed but its keys or channels were not (the patterns cover those)
+     */
+    static String rule(Trial trial) {
+        String error = trial.error().orElse("");
+        if (error.contains("keys") || error.contains("channels")) {
+            return "";
+        }
+        String[] words = trial.command().toLowerCase(java.util.Locale.ROOT).split(" ");
         return words[0].equals("client") && words.length > 1 ? "+client|" + words[1] : "+" + words[0];
     }
 

@@ -174,6 +174,11 @@ class DoctorChecksTest {
         assertThat(refused.meaning()).contains("ZPOPMIN").contains("CLIENT SETNAME").doesNotContain("WAIT");
         assertThat(refused.action()).contains("ACL SETUSER app +zpopmin +client|setname ~warden:* &warden:*");
         assertThat(AclCheck.evaluate("app", "warden:", List.of(eval, wait)).severity()).isEqualTo(Severity.WARN);
+        AclCheck.Trial keys = new AclCheck.Trial("EVAL", true, "every lock",
+                Optional.of("NOPERM this user has no permissions to access one of the keys used as arguments"));
+        Finding keyPatterns = AclCheck.evaluate("app", "locks:", List.of(keys));
+        assertThat(keyPatterns.action()).endsWith("ACL SETUSER app ~locks:* &locks:*");
+        assertThat(keyPatterns.observed()).contains("the commands the scripts call were not tried");
     }
 
     @Test
