@@ -40,8 +40,7 @@ final class AclCheck {
                 + (failed.isEmpty() ? "" : "; refused: " + describe(failed))
                 + (failed.stream().anyMatch(t -> t.command().equals("EVAL"))
                 ? "; the commands the scripts call were not tried" : "");
-        String scope = "checked with one scratch lock under the prefix: key or channel patterns narrower than the "
-                + "prefix are not seen";
+        String scope = "checked with one scratch lock under the prefix, which stands for every lock name";
         if (!blocking.isEmpty()) {
             return Finding.unsafe(CODE, observed, "Warden needs " + blocking.stream().map(Trial::command)
                     .collect(Collectors.joining(", ")) + ": locks fail with errors where they are used",
@@ -54,8 +53,12 @@ final class AclCheck {
             return Finding.warn(CODE, observed, "refused only commands that Warden does not use with the options "
                     + "given (" + scope + ")", "grant them before turning on the options that use them");
         }
+        String inScripts = " (in scripts)";
         return Finding.ok(CODE, observed, "the user may run every command Warden sends (" + scope + "). Tried: "
-                + trials.stream().map(Trial::command).collect(Collectors.joining(", ")));
+                + trials.stream().map(Trial::command).filter(c -> !c.endsWith(inScripts))
+                .collect(Collectors.joining(", ")) + "; in scripts: " + trials.stream().map(Trial::command)
+                .filter(c -> c.endsWith(inScripts)).map(c -> c.substring(0, c.length() - inScripts.length()))
+                .collect(Collectors.joining(", ")));
     }
 
     /**

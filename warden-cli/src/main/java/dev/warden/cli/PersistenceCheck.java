@@ -6,9 +6,9 @@ import java.util.Optional;
 final class PersistenceCheck {
     static final String CODE = "PERSISTENCE";
 
-    private static final String EMPTY_RESTART = "a Redis that restarts without the lock keys lets a second holder "
+    private static final String EMPTY_RESTART = "A Redis that restarts without the lock keys lets a second holder "
             + "acquire a lock the first still holds, until the first one's next renewal finds it gone. Fencing tokens "
-            + "keep rising (they are at least the server's time in us), so a resource that checks them rejects the "
+            + "keep rising (they are at least the server's time in microseconds), so a resource that checks them rejects the "
             + "old holder's writes, but mutual exclusion does not hold";
 
     private PersistenceCheck() {
@@ -28,7 +28,7 @@ final class PersistenceCheck {
         boolean rdb = save.map(s -> !s.isBlank()).orElse(false);
         switch (need) {
             case NONE:
-                return Finding.ok(CODE, observed, "you accept losing locks when Redis restarts: " + EMPTY_RESTART
+                return Finding.ok(CODE, observed, "you accept losing locks when Redis restarts. " + EMPTY_RESTART
                         + ". A master brought back as a replica, or kept down longer than the longest lease, "
                         + "avoids it");
             case RESTART:
@@ -40,8 +40,8 @@ final class PersistenceCheck {
                 return Finding.unsafe(CODE, observed, (rdb
                         ? "RDB snapshots alone: a crash (kill -9, the OOM killer) rolls back to the last snapshot, "
                         + "losing locks acquired since. "
-                        : save.isEmpty() ? "no AOF (RDB save points unknown; they would not be enough): "
-                        : "persistence is off: ") + EMPTY_RESTART,
+                        : save.isEmpty() ? "No AOF (the RDB save points are unknown, and would not be enough). "
+                        : "Persistence is off. ") + EMPTY_RESTART,
                         "turn AOF on (appendonly yes; CONFIG SET appendonly yes, and in redis.conf), or bring a "
                                 + "restarted master back as a replica, or say --durability none if you accept this");
             case FSYNC:
@@ -59,7 +59,7 @@ final class PersistenceCheck {
                         ? "appendfsync " + appendfsync.get() + " fsyncs " + ("no".equals(appendfsync.get())
                         ? "when the OS decides (up to ~30 s)" : "once a second") + ": a power loss or kernel crash "
                         + "loses locks acquired in that window. "
-                        : "no AOF: a power loss loses locks acquired since the last snapshot, if any. ")
+                        : "No AOF: a power loss loses locks acquired since the last snapshot, if any. ")
                         + EMPTY_RESTART, "set appendonly yes and appendfsync always (each write then waits for the "
                         + "disk), or choose --durability restart if a process restart is what you need to survive");
         }

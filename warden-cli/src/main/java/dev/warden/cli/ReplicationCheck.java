@@ -52,7 +52,7 @@ final class ReplicationCheck {
                     "require as many acknowledgements as replicas that can be promoted (" + replicas
                             + ", less those with replica-priority 0)");
         }
-        return Finding.ok(CODE, observed, "every grant and renewal reaches all " + replicas + " replicas before it "
+        return Finding.ok(CODE, observed, "every grant and renewal reaches every replica (" + replicas + ") before it "
                 + "counts: a promoted replica has the lock");
     }
 }

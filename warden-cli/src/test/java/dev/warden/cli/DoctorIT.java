@@ -108,7 +108,7 @@ class DoctorIT {
         assertThat(restart.exit()).as("%s", restart).isEqualTo(ExitCodes.UNSAFE_CONFIGURATION);
         assertThat(findings(restart)).containsEntry("PERSISTENCE", "UNSAFE");
         assertThat(block(restart, "PERSISTENCE")).contains("appendonly no").contains("save \"\"")
-                .contains("need: restart").contains("persistence is off").contains("Fencing tokens keep rising");
+                .contains("need: restart").contains("Persistence is off").contains("Fencing tokens keep rising");
 
         Cli.Result none = doctor("--redis", server.uri(), "--durability", "none");
         assertThat(none.exit()).as("%s", none).isZero();
@@ -206,7 +206,7 @@ class DoctorIT {
         Cli.Result full = doctor("--redis", uri.formatted("full"));
         assertThat(full.exit()).as("%s", full).isZero();
         assertThat(findings(full)).containsEntry("ACL", "OK");
-        assertThat(block(full, "ACL")).contains("user full").doesNotContain("refused");
+        assertThat(block(full, "ACL")).contains("user full").doesNotContain("refused:");
         // The trials leave no keys behind.
         assertThat(server.call("DBSIZE")).isEqualTo(0L);
     }
@@ -250,8 +250,10 @@ class DoctorIT {
                 .containsEntry("REPLICATION", "OK").containsEntry("VERSION", node.majorVersion() >= 7 ? "OK" : "WARN");
         assertThat(block(result, "TOPOLOGY")).contains("redis_mode cluster").contains("LockConfig.cluster");
         // Sharded pub/sub from Redis 7 on: the trials subscribe and publish as a cluster client of that version.
-        assertThat(block(result, "ACL")).contains(node.majorVersion() >= 7 ? "SSUBSCRIBE, " : "SUBSCRIBE, ")
-                .contains(node.majorVersion() >= 7 ? "SPUBLISH (in scripts)" : "PUBLISH (in scripts)");
+        String acl = block(result, "ACL");
+        assertThat(acl).contains(node.majorVersion() >= 7 ? "SSUBSCRIBE, " : "SUBSCRIBE, ");
+        assertThat(acl.substring(acl.indexOf("in scripts:"))).contains(node.majorVersion() >= 7 ? "SPUBLISH"
+                : "PUBLISH").contains("ZPOPMIN");
         assertThat(result.exit()).as("%s", result).isZero();
     }
 
