@@ -33,7 +33,8 @@ final class PersistenceCheck {
                         + "avoids it");
             case RESTART:
                 if (aof) {
-                    return Finding.ok(CODE, observed, "AOF writes every change before the reply, so a restart or "
+                    return Finding.ok(CODE, observed, "AOF writes every change to the OS before the reply (but for "
+                            + "writes that everysec postpones, up to 2 s, while the disk is slow), so a restart or "
                             + "crash of the Redis process keeps held locks; a power loss may lose the last second "
                             + "(need 'fsync' to cover that)");
                 }
