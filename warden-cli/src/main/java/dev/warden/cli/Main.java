@@ -9,9 +9,10 @@ import picocli.CommandLine.Command;
 @Command(name = "warden", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Distributed locks on Redis from the command line.",
         subcommands = {DemoCommand.class, RunCommand.class, InspectCommand.class, ReleaseCommand.class,
-                DemoWorker.class, CommandLine.HelpCommand.class},
+                DoctorCommand.class, DemoWorker.class, CommandLine.HelpCommand.class},
         footer = {"", "Exit codes: the command's own for 'run'; 64 usage, 69 Redis unavailable, 70 internal error,",
-                "75 lock not acquired within --wait, 76 lease lost while the command ran, 126/127 command not runnable."})
+                "75 lock not acquired within --wait, 76 lease lost while the command ran, 78 'doctor' found an unsafe",
+                "setting, 126/127 command not runnable."})
 public final class Main {
     private Main() {
     }

@@ -1,0 +1,123 @@
+package dev.warden.cli;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code warden doctor}: reads the server's configuration, role and version, and reports per finding what it means
+ * for locks and what to do. Exits with {@link ExitCodes#UNSAFE_CONFIGURATION} when a finding is unsafe.
+ */
+@Command(name = "doctor", description = {"Check a Redis server for what makes locks unsafe: eviction, persistence, "
+        + "replicas without acknowledgements, topology, version, clocks, ACL rights, latency.",
+        "Exit code 0 when nothing unsafe was found, 78 otherwise, 69 when Redis cannot be reached."})
+final class DoctorCommand implements Callable<Integer> {
+    @Mixin
+    CommonOptions common;
+
+    @Option(names = "--durability", paramLabel = "NEED", defaultValue = "restart", converter = DurabilityConverter.class,
+            description = "what locks must survive: none (a restart may lose them), restart (a restart or crash of "
+                    + "the Redis process; needs AOF), fsync (a power loss; needs appendfsync always). "
+                    + "Default: ${DEFAULT-VALUE}")
+    Durability durability;
+
+    @Option(names = "--replica-acks", paramLabel = "K", defaultValue = "0",
+            description = "replica acknowledgements your clients require (LockConfig.replicaAcks); default 0")
+    int replicaAcks;
+
+    @Option(names = "--max-clock-offset", paramLabel = "DURATION", defaultValue = "1s", converter = Durations.class,
+            description = "warn when the server's clock differs from this machine's by more (default: "
+                    + "${DEFAULT-VALUE})")
+    Duration maxClockOffset;
+
+    @Option(names = "--samples", paramLabel = "N", defaultValue = "5",
+            description = "PING and TIME round trips to measure (default: ${DEFAULT-VALUE})")
+    int samples;
+
+    @Option(names = "--json", description = "print the report as JSON")
+    boolean json;
+
+    @Spec
+    CommandSpec spec;
+
+    /** Reads {@code --durability}. */
+    static final class DurabilityConverter implements picocli.CommandLine.ITypeConverter<Durability> {
+        @Override
+        public Durability convert(String value) {
+            return Durability.parse(value);
+        }
+    }
+
+    @Override
+    public Integer call() {
+        if (replicaAcks < 0) {
+            throw new IllegalArgumentException("--replica-acks must not be negative: " + replicaAcks);
+        }
+        if (samples < 1 || samples > 1000) {
+            throw new IllegalArgumentException("--samples must be from 1 to 1000: " + samples);
+        }
+        if (maxClockOffset.isNegative()) {
+            throw new IllegalArgumentException("--max-clock-offset must not be negative: " + maxClockOffset);
+        }
+        // Validates the URI, prefix and timeout as every other command does (IllegalArgumentException: usage).
+        var config = common.config().build();
+        RedisURI uri = RedisURI.create(common.redis);
+        uri.setTimeout(common.timeout);
+        DoctorOptions options = new DoctorOptions(config.redisUriForDisplay(),
+                Optional.ofNullable(uri.getSentinelMasterId()), common.prefix, common.timeout, durability,
+                replicaAcks, maxClockOffset, samples);
+        RedisClient client = RedisClient.create();
+        client.setOptions(ClientOptions.builder()
+                .autoReconnect(false)
+                .timeoutOptions(TimeoutOptions.enabled(common.timeout))
+                .socketOptions(SocketOptions.builder().connectTimeout(common.timeout).build())
+                .build());
+        try {
+            StatefulRedisConnection<String, String> connection;
+            try {
+                connection = client.connect(StringCodec.UTF8, uri);
+            } catch (RedisException e) {
+                var err = spec.commandLine().getErr();
+                err.println("warden: cannot connect to " + options.target() + ": " + message(e));
+                if (common.verbose) {
+                    e.printStackTrace(err);
+                }
+                err.flush();
+                return ExitCodes.REDIS_UNAVAILABLE;
+            }
+            DoctorReport report;
+            try (connection) {
+                report = new DoctorProbe(connection, () -> client.connectPubSub(StringCodec.UTF8, uri), options)
+                        .run();
+            }
+            var out = spec.commandLine().getOut();
+            out.print(json ? DoctorJson.render(report) : DoctorText.render(report));
+            out.flush();
+            return report.exitCode();
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    private static String message(Throwable e) {
+        Throwable cause = e;
+        while (cause.getCause() != null && cause.getCause() != cause) {
+            cause = cause.getCause();
+        }
+        String top = e.getMessage() == null ? e.toString() : e.getMessage();
+        return cause == e ? top : top + " (" + cause.getMessage() + ")";
+    }
+}

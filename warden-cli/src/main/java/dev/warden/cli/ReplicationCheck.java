@@ -1,0 +1,58 @@
+package dev.warden.cli;
+
+/** Whether a failover can lose a lock: replicas attached to the master against the acknowledgements required. */
+final class ReplicationCheck {
+    static final String CODE = "REPLICATION";
+
+    private ReplicationCheck() {
+    }
+
+    /**
+     * @param role        INFO's {@code role}
+     * @param cluster     whether the server runs in cluster mode
+     * @param replicas    INFO's {@code connected_slaves}
+     * @param replicaAcks the acknowledgements the user's clients require ({@code --replica-acks})
+     * @return the finding
+     */
+    static Finding evaluate(String role, boolean cluster, long replicas, int replicaAcks) {
+        String observed = "connected replicas " + replicas + ", replica acknowledgements required " + replicaAcks;
+        if (!role.equals("master")) {
+            return Finding.unchecked(CODE, "role " + role + ": not a master", "replication is judged on the master",
+                    "run warden doctor against the master");
+        }
+        String lost = "a failover (Sentinel, Cluster, or a manual REPLICAOF) can promote a replica that had not "
+                + "yet received a grant: the lock is then granted again while its holder still runs. Fencing tokens "
+                + "protect a resource that checks them, but two holders can run at once";
+        if (cluster) {
+            if (replicas == 0) {
+                return Finding.ok(CODE, observed, "no replicas attached to this node: no failover can hand its "
+                        + "locks to a replica that missed them");
+            }
+            return Finding.unsafe(CODE, observed, lost + ". Warden offers no replica acknowledgements in Cluster "
+                    + "mode", "use quorum locks over independent masters (LockConfig.quorum), or accept the risk "
+                    + "of a failover");
+        }
+        if (replicas == 0 && replicaAcks == 0) {
+            return Finding.ok(CODE, observed, "no replicas: no failover can lose a lock (a restart can: see "
+                    + "PERSISTENCE)");
+        }
+        if (replicaAcks > replicas) {
+            return Finding.unsafe(CODE, observed, "fewer replicas are connected than your clients require: every "
+                    + "acquire fails closed (LockReplicationException) and no lease is renewed",
+                    "attach the replicas, or lower replicaAcks to the replicas that are connected");
+        }
+        if (replicaAcks == 0) {
+            return Finding.unsafe(CODE, observed, lost, "require acknowledgements from every replica that can be "
+                    + "promoted: LockConfig.replicaAcks(" + replicas + ", timeout) in your clients (then run "
+                    + "warden doctor --replica-acks " + replicas + ")");
+        }
+        if (replicaAcks < replicas) {
+            return Finding.warn(CODE, observed, "WAIT counts replicas that received a grant, not the one that will "
+                    + "be promoted: Sentinel may promote a replica that missed it",
+                    "require as many acknowledgements as replicas that can be promoted (" + replicas
+                            + ", less those with replica-priority 0)");
+        }
+        return Finding.ok(CODE, observed, "every grant and renewal reaches every replica (" + replicas + ") before it "
+                + "counts: a promoted replica has the lock");
+    }
+}
