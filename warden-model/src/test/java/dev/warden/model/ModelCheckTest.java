@@ -1,0 +1,120 @@
+package dev.warden.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Runs TLC on the model of Warden's lock protocol ({@code src/main/tla/Warden.tla}, docs/model.md), one child JVM
+ * per configuration (TLC calls System.exit): the correct model must check clean, and each mutant must produce a
+ * counterexample to the property it breaks.
+ */
+class ModelCheckTest {
+    private static final Path TLA = Paths.get("src", "main", "tla");
+    private static final Path WORK = Paths.get("target", "tlc");
+    private static final long LIMIT_SECONDS = 150;
+    private static final String CLEAN = "Model checking completed. No error has been found.";
+    private static final Pattern DISTINCT = Pattern.compile("([\\d,]+) distinct states found");
+
+    @Test
+    void theDefaultModeKeepsMutualExclusionAndItsHandoversFindTheirKey() throws Exception {
+        assertClean("Default");
+    }
+
+    @Test
+    void fairModeGrantsInArrivalOrder() throws Exception {
+        assertClean("Fair");
+    }
+
+    @Test
+    void fencesRiseInTheOrderOfTheHoldsAcrossARestartThatLostTheData() throws Exception {
+        assertClean("Fencing");
+    }
+
+    @Test
+    void aClientClockThatLagsByTheDriftKeepsMutualExclusion() throws Exception {
+        assertClean("Drift");
+    }
+
+    @Test
+    void aQueuedWaiterOfALiveClientIsEventuallyGranted() throws Exception {
+        assertClean("Liveness");
+    }
+
+    @Test
+    void aReleaseWithoutTheTokenCheckBreaksMutualExclusion() throws Exception {
+        assertViolated("MutantNoTokenCheck", "Invariant MutualExclusion is violated");
+    }
+
+    @Test
+    void aHandoverWithoutTheHalfLeaseConditionFindsItsKeyLost() throws Exception {
+        assertViolated("MutantNoHalfLease", "Invariant HandoverFindsKey is violated");
+    }
+
+    @Test
+    void fencesWithoutTheServerTimeFloorFallAfterTheCounterIsLost() throws Exception {
+        assertViolated("MutantNoFenceFloor", "Invariant Fencing is violated");
+    }
+
+    @Test
+    void deadlinesWithoutTheDriftMarginBreakMutualExclusion() throws Exception {
+        assertViolated("MutantNoDrift", "Invariant MutualExclusion is violated");
+    }
+
+    private static void assertClean(String config) throws Exception {
+        String out = tlc(config);
+        assertThat(out).as("TLC on %s.cfg", config).contains(CLEAN).doesNotContain("Error:");
+    }
+
+    private static void assertViolated(String config, String violation) throws Exception {
+        String out = tlc(config);
+        assertThat(out).as("TLC on %s.cfg", config).contains(violation).doesNotContain(CLEAN);
+    }
+
+    /** Runs TLC on one configuration in a child JVM and returns its output. */
+    private static String tlc(String config) throws IOException, InterruptedException {
+        Path dir = WORK.resolve(config).toAbsolutePath();
+        Files.createDirectories(dir);
+        Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
+        List<String> command = new ArrayList<>(List.of(java.toString(), "-XX:+UseParallelGC", "-Xmx512m",
+                "-cp", System.getProperty("java.class.path"), "tlc2.TLC",
+                "-workers", "1", "-deadlock", "-cleanup",
+                "-metadir", dir.resolve("meta").toString(),
+                "-config", TLA.resolve(config + ".cfg").toAbsolutePath().toString(),
+                TLA.resolve("Warden.tla").toAbsolutePath().toString()));
+        Path log = dir.resolve("tlc.out");
+        long start = System.nanoTime();
+        Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+        boolean done = process.waitFor(LIMIT_SECONDS, TimeUnit.SECONDS);
+        if (!done) {
+            process.destroyForcibly().waitFor();
+        }
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        String out = Files.readString(log, StandardCharsets.UTF_8);
+        Matcher distinct = DISTINCT.matcher(out);
+        String states = "?";
+        while (distinct.find()) {
+            states = distinct.group(1);
+        }
+        System.out.printf("TLC %-20s %12s distinct states %7.1f s  %s%n", config, states, millis / 1000.0,
+                out.contains(CLEAN) ? "no error" : firstError(out));
+        assertThat(done).as("TLC on %s.cfg finished within %d s (output in %s)", config, LIMIT_SECONDS, log).isTrue();
+        return out;
+    }
+
+    private static String firstError(String out) {
+        return out.lines().filter(line -> line.startsWith("Error:") || line.contains("violated"))
+                .findFirst().orElse("no verdict");
+    }
+}
