@@ -73,6 +73,24 @@ public @interface Locked {
     String holdAtLeast() default "";
 
     /**
+     * Whether the lock is taken in fair mode ({@link dev.warden.LockConfig.Builder#fair}): strictly in the order its
+     * waiters started waiting, across processes and among this one's threads. If the application's
+     * {@link dev.warden.LockClient} is fair already, it takes the lock; otherwise a second client does, made from the
+     * application client's configuration with fair mode on, created at the first fair call (none if no method is
+     * fair), shared by every fair method of the application context and closed with it. The default, {@code false},
+     * takes the lock with the application's client as it is configured (fair if it is).
+     *
+     * <p>Every user of one lock name must use the same mode: a name locked here with {@code fair = true} must be
+     * locked in fair mode everywhere else too (other methods, other applications, direct uses of a client), and
+     * one locked with {@code false} must be locked with clients that are not fair. A client with a quorum or with
+     * replica acknowledgements cannot be fair: with one, every call of a fair method, from the first, throws
+     * {@link IllegalStateException} naming the reason, and the method does not run.
+     *
+     * @return whether the lock is taken in fair mode
+     */
+    boolean fair() default false;
+
+    /**
      * What happens when the lock is not acquired within {@link #waitFor}.
      *
      * @return the policy

@@ -28,7 +28,11 @@ import org.springframework.expression.common.TemplateParserContext;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.util.StringValueResolver;
 
-/** Runs {@link Locked} methods under their lock. Each method's annotation is read and parsed once. */
+/**
+ * Runs {@link Locked} methods under their lock. Each method's annotation is read and parsed once. Fair methods use
+ * the application's client if it is fair, else a {@link FairClient} that this interceptor owns and its
+ * {@link LockedPostProcessor} closes.
+ */
 final class LockedInterceptor implements MethodInterceptor {
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
     private static final TemplateParserContext TEMPLATE = new TemplateParserContext();
@@ -38,6 +42,7 @@ final class LockedInterceptor implements MethodInterceptor {
     private final StringValueResolver placeholders;
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
     private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
+    private final FairClient fairClient = new FairClient();
 
     /**
      * @param client       looked up at the first call, so that proxies can be made before the client exists
@@ -50,7 +55,7 @@ final class LockedInterceptor implements MethodInterceptor {
     }
 
     /** One method's parsed annotation. */
-    private record Plan(Expression name, Duration waitFor, Duration lease, Duration holdAtLeast,
+    private record Plan(Expression name, Duration waitFor, Duration lease, Duration holdAtLeast, boolean fair,
                         Locked.OnNotAcquired onNotAcquired, Object skipped) {
         /** @return the lease, or empty if the lock is held until the wait ran out */
         Optional<Lease> acquire(DistributedLock lock) throws InterruptedException {
@@ -67,7 +72,7 @@ final class LockedInterceptor implements MethodInterceptor {
         Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), target);
         Plan plan = plans.computeIfAbsent(method, this::plan);
         String name = name(plan, method, invocation.getArguments());
-        Optional<Lease> lease = plan.acquire(client.getObject().lock(name));
+        Optional<Lease> lease = plan.acquire(client(plan, method).lock(name));
         if (lease.isEmpty()) {
             if (plan.onNotAcquired() == Locked.OnNotAcquired.SKIP) {
                 return plan.skipped();
@@ -75,6 +80,24 @@ final class LockedInterceptor implements MethodInterceptor {
             throw new LockNotAcquiredException(name, plan.waitFor());
         }
         return proceed(invocation, name, lease.get(), plan.holdAtLeast());
+    }
+
+    /** @return the application's client, or for a fair method that client's fair twin unless it is fair itself */
+    private LockClient client(Plan plan, Method method) {
+        LockClient application = client.getObject();
+        if (!plan.fair() || application.config().fair()) {
+            return application;
+        }
+        try {
+            return fairClient.of(application);
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("@Locked(fair = true) on " + method + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Closes the fair client, if one was created. */
+    void close() {
+        fairClient.close();
     }
 
     /**
@@ -160,7 +183,7 @@ final class LockedInterceptor implements MethodInterceptor {
         Duration holdAtLeast = holdText == null || holdText.isBlank() ? null
                 : duration(method, "holdAtLeast", holdText);
         Object skipped = Optional.class.equals(returns) ? Optional.empty() : null;
-        return new Plan(name, wait, lease, holdAtLeast, locked.onNotAcquired(), skipped);
+        return new Plan(name, wait, lease, holdAtLeast, locked.fair(), locked.onNotAcquired(), skipped);
     }
 
     private static Duration duration(Method method, String attribute, String text) {

@@ -1,0 +1,58 @@
+package dev.warden.spring;
+
+import dev.warden.LockClient;
+import dev.warden.LockConfig;
+
+/**
+ * The client that {@code @Locked(fair = true)} methods use when the application's {@link LockClient} is not fair:
+ * made from its configuration with fair mode on, at the first call that needs it, shared by every fair method of the
+ * application context, and closed with it ({@link LockedPostProcessor#destroy()}). One per context, so that two
+ * contexts in one JVM never share one.
+ */
+final class FairClient implements AutoCloseable {
+    private volatile LockClient client;
+    private boolean closed;
+
+    /**
+     * @param application the application's client, which is not fair
+     * @return the fair client, created from {@code application}'s configuration on the first call
+     * @throws IllegalStateException if {@code application}'s configuration cannot be fair (a quorum, replica
+     *                               acknowledgements; the message says which), or the context is closed
+     */
+    LockClient of(LockClient application) {
+        LockClient fair = client;
+        if (fair != null) {
+            return fair;
+        }
+        synchronized (this) {
+            if (closed) {
+                throw new IllegalStateException("the application context is closed");
+            }
+            if (client == null) {
+                LockConfig config;
+                try {
+                    config = application.config().toBuilder().fair(true).build();
+                } catch (IllegalStateException e) {
+                    throw new IllegalStateException("the application's LockClient cannot be made fair: "
+                            + e.getMessage(), e);
+                }
+                client = LockClient.create(config);
+            }
+            return client;
+        }
+    }
+
+    /** Closes the client, if one was created; later calls to {@link #of} throw. Idempotent. */
+    @Override
+    public void close() {
+        LockClient fair;
+        synchronized (this) {
+            closed = true;
+            fair = client;
+            client = null;
+        }
+        if (fair != null) {
+            fair.close();
+        }
+    }
+}
