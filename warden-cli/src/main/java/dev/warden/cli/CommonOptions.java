@@ -4,7 +4,10 @@ import dev.warden.LockConfig;
 import java.time.Duration;
 import picocli.CommandLine.Option;
 
-/** The options every command takes: which Redis, which key prefix, how long a Redis command may take. */
+/**
+ * The options every command takes: which Redis, which key prefix, how long a Redis command may take, and
+ * {@code --help}, which prints the command's own help (before its required arguments are checked).
+ */
 final class CommonOptions {
     @Option(names = "--redis", paramLabel = "URI", defaultValue = "${env:WARDEN_REDIS:-redis://127.0.0.1:6379}",
             description = "Redis server URI (default: $WARDEN_REDIS, else ${DEFAULT-VALUE}); "
@@ -21,6 +24,9 @@ final class CommonOptions {
 
     @Option(names = {"-v", "--verbose"}, description = "show stack traces and library warnings")
     boolean verbose;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this command's help and exit")
+    boolean help;
 
     /** Builds the client configuration; a bad value throws {@link IllegalArgumentException} naming it. */
     LockConfig.Builder config() {

@@ -34,8 +34,8 @@ import picocli.CommandLine.Model.CommandSpec;
  * clients ever held the lock at once, that fencing tokens only grew, and that exactly the right prizes were taken.
  */
 @Command(name = "demo", description = {"Run the prize contest: clients in several processes compete for prizes "
-        + "under one lock,", "then check that the lock kept them apart. Starts an embedded Redis unless --redis "
-        + "or WARDEN_REDIS is given."})
+        + "under one lock, then check that the lock kept them apart. Starts an embedded Redis unless --redis or "
+        + "WARDEN_REDIS is given."})
 final class DemoCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;

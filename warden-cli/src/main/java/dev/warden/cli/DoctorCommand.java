@@ -22,8 +22,8 @@ import picocli.CommandLine.Spec;
  * for locks and what to do. Exits with {@link ExitCodes#UNSAFE_CONFIGURATION} when a finding is unsafe.
  */
 @Command(name = "doctor", description = {"Check a Redis server for what makes locks unsafe: eviction, persistence, "
-        + "replicas without acknowledgements, topology, version, clocks, ACL rights, latency.",
-        "Exit code 0 when nothing unsafe was found, 78 otherwise, 69 when Redis cannot be reached."})
+        + "replicas without acknowledgements, topology, version, clocks, ACL rights, latency. Exit code 0 when "
+        + "nothing unsafe was found, 78 otherwise, 69 when Redis cannot be reached."})
 final class DoctorCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;

@@ -2,6 +2,7 @@ package dev.warden.cli;
 
 import dev.warden.LockException;
 import java.io.PrintWriter;
+import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -9,10 +10,11 @@ import picocli.CommandLine.Command;
 @Command(name = "warden", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Distributed locks on Redis from the command line.",
         subcommands = {DemoCommand.class, RunCommand.class, InspectCommand.class, ReleaseCommand.class,
-                DoctorCommand.class, DemoWorker.class, CommandLine.HelpCommand.class},
-        footer = {"", "Exit codes: the command's own for 'run'; 64 usage, 69 Redis unavailable, 70 internal error,",
-                "75 lock not acquired within --wait, 76 lease lost while the command ran, 78 'doctor' found an unsafe",
-                "setting, 126/127 command not runnable."})
+                DoctorCommand.class, DemoWorker.class, CommandLine.HelpCommand.class,
+                AutoComplete.GenerateCompletion.class},
+        footer = {"", "Exit codes: the command's own for 'run'; 64 usage, 69 Redis unavailable, 70 internal error, "
+                + "75 lock not acquired within --wait, 76 lease lost while the command ran, 78 'doctor' found an "
+                + "unsafe setting, 126/127 command not runnable."})
 public final class Main {
     private Main() {
     }
@@ -31,6 +33,11 @@ public final class Main {
 
     static CommandLine commandLine() {
         CommandLine cli = new CommandLine(new Main());
+        // Help text wraps at the terminal's width (80 columns off a terminal), not at a width chosen by hand.
+        cli.setUsageHelpAutoWidth(true);
+        // 'warden generate-completion' prints a bash/zsh completion script; listed in the help, which picocli
+        // does not do by default.
+        cli.getSubcommands().get("generate-completion").getCommandSpec().usageMessage().hidden(false);
         cli.setExecutionExceptionHandler(Main::onError);
         cli.setParameterExceptionHandler((ex, args) -> {
             PrintWriter err = ex.getCommandLine().getErr();

@@ -23,10 +23,10 @@ import sun.misc.Signal;
  * {@code warden run NAME [--wait D] [--lease D] [--grace D] [--fair] -- CMD [ARGS...]}: runs a command while holding a lock,
  * like flock(1) across machines.
  */
-@Command(name = "run", description = {"Run a command while holding a lock; the lock is released when it exits.",
-        "The command's stdin, stdout and stderr pass through, its exit code becomes warden's, and it finds the",
-        "fencing token in WARDEN_FENCING_TOKEN. If the lease is lost, the command gets SIGTERM, then SIGKILL after",
-        "--grace, and warden exits with 76. SIGINT and SIGTERM sent to warden are passed to the command."})
+@Command(name = "run", description = {"Run a command while holding a lock; the lock is released when it exits. "
+        + "The command's stdin, stdout and stderr pass through, its exit code becomes warden's, and it finds the "
+        + "fencing token in WARDEN_FENCING_TOKEN. If the lease is lost, the command gets SIGTERM, then SIGKILL "
+        + "after --grace, and warden exits with 76. SIGINT and SIGTERM sent to warden are passed to the command."})
 final class RunCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
