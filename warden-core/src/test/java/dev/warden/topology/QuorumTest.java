@@ -79,6 +79,44 @@ class QuorumTest {
     }
 
     @Test
+    void leasesReleasedAsSoonAsTheyAreGrantedAreNotLeftWithTheWatchdog() throws Exception {
+        start(3);
+        LockClient client = client();
+        DistributedLock lock = client.lock("quick");
+        List<Thread> threads = new ArrayList<>();
+        AtomicInteger released = new AtomicInteger();
+        for (int t = 0; t < 4; t++) {
+            threads.add(new Thread(() -> {
+                try {
+                    for (int i = 0; i < 100; i++) {
+                        Optional<Lease> lease = lock.tryAcquire(Duration.ofMillis(500));
+                        if (lease.isPresent() && lease.get().release()) {
+                            released.incrementAndGet();
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (Thread thread : threads) {
+            thread.join(60_000);
+        }
+        assertThat(released.get()).isGreaterThan(10);
+        // Every lease was released: closing has nothing to release, and says so by not warning.
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            client.close();
+        } finally {
+            System.setErr(err);
+        }
+        assertThat(captured.toString(java.nio.charset.StandardCharsets.UTF_8)).doesNotContain("could not release");
+    }
+
+    @Test
     void withOneOfThreeServersDownContendingClientsStillExcludeEachOther() throws InterruptedException {
         start(3);
         servers.get(0).kill();
