@@ -153,10 +153,11 @@ final class QuorumAcquisition implements Notifier.Waiter {
                     if (holding >= client.majority() && validity(sentAt) > 0) {
                         QuorumLease lease = new QuorumLease(lock, token, fence, leaseMillis, renewing, sentAt,
                                 holding);
+                        // Watched before the caller can see it: a caller that releases it at once then takes it
+                        // off the watchdog, instead of leaving a released lease there until a tick finds it.
+                        lease.start();
                         if (!result.complete(Optional.of(lease))) {
                             lease.abandon();
-                        } else {
-                            lease.start();
                         }
                         return;
                     }

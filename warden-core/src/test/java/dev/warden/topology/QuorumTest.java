@@ -79,6 +79,101 @@ class QuorumTest {
     }
 
     @Test
+    void leasesReleasedAsSoonAsTheyAreGrantedAreNotLeftWithTheWatchdog() throws Exception {
+        start(3);
+        LockClient client = client();
+        DistributedLock lock = client.lock("quick");
+        List<Thread> threads = new ArrayList<>();
+        AtomicInteger released = new AtomicInteger();
+        for (int t = 0; t < 4; t++) {
+            threads.add(new Thread(() -> {
+                try {
+                    for (int i = 0; i < 100; i++) {
+                        Optional<Lease> lease = lock.tryAcquire(Duration.ofMillis(500));
+                        if (lease.isPresent() && lease.get().release()) {
+                            released.incrementAndGet();
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (Thread thread : threads) {
+            thread.join(60_000);
+        }
+        assertThat(released.get()).isGreaterThan(10);
+        // Every lease was released: closing has nothing to release, and says so by not warning.
+        java.io.PrintStream err = System.err;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            client.close();
+        } finally {
+            System.setErr(err);
+        }
+        assertThat(captured.toString(java.nio.charset.StandardCharsets.UTF_8)).doesNotContain("could not release");
+    }
+
+    @Test
+    void aMajorityThatGrantsOnlyAfterTheLeaseRanOutGrantsNothingAndIsReleasedEverywhere() throws Exception {
+        start(3);
+        DistributedLock lock = client(b -> b.commandTimeout(Duration.ofSeconds(3))).lock("late");
+        // Two of three servers stall for longer than the lease: their grants come back after it ran out.
+        List<Thread> stalls = new ArrayList<>();
+        for (int i = 1; i <= 2; i++) {
+            RedisServer server = servers.get(i);
+            stalls.add(new Thread(() -> server.call("DEBUG", "SLEEP", "0.8")));
+        }
+        stalls.forEach(Thread::start);
+        Thread.sleep(100);
+        long start = System.nanoTime();
+        Optional<Lease> lease = lock.tryAcquire(Duration.ZERO, Duration.ofMillis(500));
+        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertThat(lease).as("a lease whose validity ran out before a majority granted it").isEmpty();
+        assertThat(tookMillis).isGreaterThanOrEqualTo(500);
+        // Released on every server at once, not left to expire (the stalled servers set theirs late, with 500 ms).
+        long bound = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+        while (!servers.stream().allMatch(server -> isFreeOrAbsent(server.call("GET", "warden:{late}")))
+                && System.nanoTime() - bound < 0) {
+            Thread.onSpinWait();
+        }
+        for (RedisServer server : servers) {
+            assertThat(isFreeOrAbsent(server.call("GET", "warden:{late}"))).as("server %d", server.port()).isTrue();
+        }
+        for (Thread stall : stalls) {
+            stall.join(5_000);
+        }
+    }
+
+    @Test
+    void anAcquireAndAReleaseDecideOnTheFirstMajorityWithoutWaitingForAPausedServer() throws Exception {
+        start(3);
+        DistributedLock lock = client(b -> b.commandTimeout(Duration.ofSeconds(3))).lock("early");
+        assertThat(lock.tryAcquire().orElseThrow().release()).isTrue();
+        servers.get(2).pause();
+        try {
+            long start = System.nanoTime();
+            Lease lease = lock.tryAcquire().orElseThrow();
+            long acquiredMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(lease.acknowledgements()).isEqualTo(2);
+            start = System.nanoTime();
+            assertThat(lease.release()).isTrue();
+            long releasedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            // Far below the 3 s the paused server would take to time out.
+            assertThat(acquiredMillis).isLessThan(1_000);
+            assertThat(releasedMillis).isLessThan(1_000);
+        } finally {
+            servers.get(2).resume();
+        }
+    }
+
+    private static boolean isFreeOrAbsent(Object value) {
+        return value == null || isFree(value);
+    }
+
+    @Test
     void withOneOfThreeServersDownContendingClientsStillExcludeEachOther() throws InterruptedException {
         start(3);
         servers.get(0).kill();
