@@ -42,16 +42,23 @@ final class LockedInterceptor implements MethodInterceptor {
     private final StringValueResolver placeholders;
     private final ParameterNameDiscoverer parameterNames = new DefaultParameterNameDiscoverer();
     private final Map<Method, Plan> plans = new ConcurrentHashMap<>();
-    private final FairClient fairClient = new FairClient();
+    private final FairClient fairClient;
 
     /**
      * @param client       looked up at the first call, so that proxies can be made before the client exists
+     * @param wrapper      what the starter does to its client once built (observations), if anything; applied to
+     *                     the fair client too
      * @param placeholders resolves {@code ${...}} in durations
      */
-    LockedInterceptor(ObjectProvider<LockClient> client, BeanFactory beanFactory, StringValueResolver placeholders) {
+    LockedInterceptor(ObjectProvider<LockClient> client, ObjectProvider<WardenAutoConfiguration.ClientWrapper> wrapper,
+                      BeanFactory beanFactory, StringValueResolver placeholders) {
         this.client = client;
         this.beanFactory = beanFactory;
         this.placeholders = placeholders;
+        this.fairClient = new FairClient(fair -> {
+            WardenAutoConfiguration.ClientWrapper wrap = wrapper.getIfAvailable();
+            return wrap == null ? fair : wrap.wrap(fair);
+        });
     }
 
     /** One method's parsed annotation. */

@@ -30,7 +30,8 @@ public class LockedPostProcessor extends AbstractBeanFactoryAwareAdvisingPostPro
             throw new IllegalStateException("@Locked needs a ConfigurableBeanFactory: " + beanFactory);
         }
         interceptor = new LockedInterceptor(beanFactory.getBeanProvider(LockClient.class),
-                beanFactory, new EmbeddedValueResolver(configurable));
+                beanFactory.getBeanProvider(WardenAutoConfiguration.ClientWrapper.class), beanFactory,
+                new EmbeddedValueResolver(configurable));
         this.advisor = new DefaultPointcutAdvisor(new AnnotationMatchingPointcut(null, Locked.class, true),
                 interceptor);
     }

@@ -117,6 +117,18 @@ class LockedFairTest {
     }
 
     @Test
+    void fairCallsAreObservedAsTheApplicationClientsAre() {
+        named("fair-observed").withUserConfiguration(WardenAutoConfigurationTest.Micrometer.class).run(context -> {
+            Jobs jobs = context.getBean(Jobs.class);
+            List<String> stopped = context.getBean(WardenAutoConfigurationTest.Micrometer.class).stopped;
+            assertThat(jobs.plain("1")).matches(UNFENCED);
+            assertThat(stopped).containsExactly("warden.lock.acquire");
+            assertThat(jobs.fair("1")).matches(FENCED);
+            assertThat(stopped).containsExactly("warden.lock.acquire", "warden.lock.acquire");
+        });
+    }
+
+    @Test
     void theFairClientIsMadeAtTheFirstFairCallOnceAndClosedWithItsContext() throws InterruptedException {
         named("fair-once").run(context -> {
             Jobs jobs = context.getBean(Jobs.class);
