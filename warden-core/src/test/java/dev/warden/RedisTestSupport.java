@@ -2,6 +2,7 @@ package dev.warden;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.warden.redisserver.RedisProxy;
 import dev.warden.redisserver.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +19,8 @@ abstract class RedisTestSupport {
     private static final AtomicInteger NAMES = new AtomicInteger();
     static RedisServer server;
     private final List<LockClient> clients = new ArrayList<>();
+    /** A proxy in front of the server, made by the first {@link #proxy()} of a test and closed after it. */
+    private RedisProxy proxy;
 
     @BeforeAll
     static void startServer() {
@@ -44,6 +47,18 @@ abstract class RedisTestSupport {
     void closeClients() {
         clients.forEach(LockClient::close);
         clients.clear();
+        if (proxy != null) {
+            proxy.close();
+            proxy = null;
+        }
+    }
+
+    /** @return a proxy between this test's clients and the server (one per test), for replies it should change */
+    RedisProxy proxy() {
+        if (proxy == null) {
+            proxy = RedisProxy.start(server.port());
+        }
+        return proxy;
     }
 
     LockClient client() {

@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
-import dev.warden.redisserver.RedisProxy;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,24 +14,12 @@ import org.junit.jupiter.api.Test;
  * a {@link LockException} at once, never a hang, and the client goes on working.
  */
 class UnexpectedReplyTest extends RedisTestSupport {
-    private RedisProxy proxy;
-
-    @BeforeEach
-    void startProxy() {
-        proxy = RedisProxy.start(server.port());
-    }
-
-    @AfterEach
-    void stopProxy() {
-        proxy.close();
-    }
-
     @Test
     void aWaitingAcquireWhoseScriptReplyIsReplacedFailsWithALockException() {
         String name = uniqueName();
         Lease held = client().lock(name).tryAcquire().orElseThrow();
-        DistributedLock lock = client(b -> b.redisUri(proxy.uri())).lock(name);
-        CompletableFuture<String> replaced = proxy.replaceNextIntegerReply("surprise");
+        DistributedLock lock = client(b -> b.redisUri(proxy().uri())).lock(name);
+        CompletableFuture<String> replaced = proxy().replaceNextIntegerReply("surprise");
         assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
             assertThatThrownBy(() -> lock.tryAcquire(Duration.ofSeconds(30))).isInstanceOf(LockException.class)
                     .hasMessageContaining("acquire of lock '" + name + "'")
@@ -51,9 +36,9 @@ class UnexpectedReplyTest extends RedisTestSupport {
     @Test
     void aReleaseWhoseReplyIsReplacedFailsWithALockExceptionAndTheLockIsFree() throws Exception {
         String name = uniqueName();
-        DistributedLock lock = client(b -> b.redisUri(proxy.uri())).lock(name);
+        DistributedLock lock = client(b -> b.redisUri(proxy().uri())).lock(name);
         Lease lease = lock.tryAcquire().orElseThrow();
-        CompletableFuture<String> replaced = proxy.replaceNextIntegerReply("surprise");
+        CompletableFuture<String> replaced = proxy().replaceNextIntegerReply("surprise");
         assertTimeoutPreemptively(Duration.ofSeconds(10), () -> {
             assertThatThrownBy(lease::release).isInstanceOf(LockException.class)
                     .hasMessageContaining("release of lock '" + name + "'")

@@ -28,7 +28,8 @@ final class DoctorCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
-    @Option(names = "--durability", paramLabel = "NEED", defaultValue = "restart", converter = DurabilityConverter.class,
+    @Option(names = "--durability", paramLabel = "NEED", defaultValue = "restart",
+            converter = DurabilityConverter.class,
             description = "what locks must survive: none (a restart may lose them), restart (a restart or crash of "
                     + "the Redis process; needs AOF), fsync (a power loss; needs appendfsync always). "
                     + "Default: ${DEFAULT-VALUE}")

@@ -8,8 +8,8 @@ final class PersistenceCheck {
 
     private static final String EMPTY_RESTART = "A Redis that restarts without the lock keys lets a second holder "
             + "acquire a lock the first still holds, until the first one's next renewal finds it gone. Fencing tokens "
-            + "keep rising (they are at least the server's time in microseconds), so a resource that checks them rejects the "
-            + "old holder's writes, but mutual exclusion does not hold";
+            + "keep rising (they are at least the server's time in microseconds), so a resource that checks them "
+            + "rejects the old holder's writes, but mutual exclusion does not hold";
 
     private PersistenceCheck() {
     }

@@ -226,7 +226,8 @@ class DoctorIT {
         Map<String, String> fromJson = new LinkedHashMap<>();
         for (Object item : (List<?>) report.get("findings")) {
             Map<?, ?> finding = (Map<?, ?>) item;
-            assertThat(finding.keySet().stream().map(String::valueOf).toList()).containsExactly("severity", "code", "observed", "meaning", "action");
+            assertThat(finding.keySet().stream().map(String::valueOf).toList())
+                    .containsExactly("severity", "code", "observed", "meaning", "action");
             fromJson.put((String) finding.get("code"), (String) finding.get("severity"));
         }
         assertThat(fromJson).containsExactlyEntriesOf(findings(text));

@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,8 +69,8 @@ final class Futures {
      * {@link #publish} for an operation that may fail before it sends anything (a lease released, a client
      * closed): that failure completes the returned future too, instead of being thrown.
      */
-    static <T> CompletableFuture<T> publish(java.util.function.Supplier<CompletableFuture<T>> internal,
-                                            Executor executor, String what) {
+    static <T> CompletableFuture<T> publish(Supplier<CompletableFuture<T>> internal, Executor executor,
+                                            String what) {
         CompletableFuture<T> started;
         try {
             started = internal.get();

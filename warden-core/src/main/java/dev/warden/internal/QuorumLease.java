@@ -136,7 +136,7 @@ final class QuorumLease extends LeaseBase {
     }
 
     private CompletableFuture<List<Fanout.Outcome<Boolean>>> expireAll(long millis, InFlight.Kind kind) {
-        return client.send(kind, () -> Fanout.until(client.nodes(),
+        return client.inFlight().track(kind, () -> Fanout.until(client.nodes(),
                 server -> server.scripts().expire(lock.keys(), token, millis, Replicas.NONE),
                 outcomes -> client.decided(outcomes, Boolean::booleanValue)));
     }
@@ -184,7 +184,7 @@ final class QuorumLease extends LeaseBase {
 
     /** Releases on every server, counted in flight until a majority released it or cannot. */
     private CompletableFuture<List<Fanout.Outcome<Boolean>>> releaseAll() {
-        return client.send(InFlight.Kind.CLEANUP, () -> Fanout.until(client.nodes(),
+        return client.inFlight().track(InFlight.Kind.CLEANUP, () -> Fanout.until(client.nodes(),
                         server -> server.scripts().release(lock.keys(), token, server.instanceId()),
                         outcomes -> Fanout.count(outcomes, Boolean::booleanValue) >= client.majority()))
                 .whenComplete((outcomes, error) ->

@@ -75,7 +75,7 @@ final class QuorumLock extends LockBase {
     }
 
     private CompletableFuture<LockInfo> inspectRequest() {
-        return client.send(InFlight.Kind.WORK,
+        return client.inFlight().track(InFlight.Kind.WORK,
                 () -> Fanout.all(client.nodes(), server -> server.scripts().inspect(keys, false)))
                 .thenApply(this::info);
     }
@@ -121,7 +121,7 @@ final class QuorumLock extends LockBase {
     }
 
     private CompletableFuture<OptionalLong> forceReleaseRequest() {
-        return client.send(InFlight.Kind.WORK, () -> Fanout.all(client.nodes(),
+        return client.inFlight().track(InFlight.Kind.WORK, () -> Fanout.all(client.nodes(),
                 server -> server.scripts().forceRelease(keys, server.instanceId(), false))).thenApply(outcomes -> {
                     client.eachConnected(server -> server.notifier().wakeOne(keys, false));
                     return removed(outcomes);

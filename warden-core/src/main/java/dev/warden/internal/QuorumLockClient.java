@@ -15,7 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
-import java.util.function.Supplier;
 
 /**
  * A quorum client over independent Redis masters (the Redlock algorithm): one {@link QuorumNode} per server, all
@@ -125,14 +124,6 @@ final class QuorumLockClient implements LockClient {
     /** The requests in flight, which {@link #close()} waits for: each fan-out counts as one. */
     InFlight inFlight() {
         return inFlight;
-    }
-
-    /**
-     * Sends a fan-out counted in flight ({@link InFlight#track}) until its result is decided and the callbacks
-     * attached to the returned future have run; refused like any request once the client is closing.
-     */
-    <T> CompletableFuture<T> send(InFlight.Kind kind, Supplier<CompletableFuture<T>> fanout) {
-        return inFlight.track(kind, fanout);
     }
 
     Watchdog<QuorumLease> watchdog() {

@@ -394,7 +394,8 @@ final class RedisLease extends LeaseBase {
         // Not with a fence request in flight: the successor's floor must cover the fence it brings.
         synchronized (fenceLock) {
             successor = fenceRequest != null ? null : waiter.takeOver(this, now, queued.subList(1, queued.size()),
-                    () -> sendCheck(consumed, () -> lock.consumeFair(token, next, client.notifier().passOn(keys, token))));
+                    () -> sendCheck(consumed,
+                            () -> lock.consumeFair(token, next, client.notifier().passOn(keys, token))));
         }
         if (successor == null) {
             waiter.unreserve();
