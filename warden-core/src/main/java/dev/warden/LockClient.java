@@ -46,6 +46,34 @@ public interface LockClient extends AutoCloseable {
      */
     DistributedLock lock(String name);
 
+    /**
+     * Returns the read-write lock of this name. Its keys differ from those of the lock and the semaphore of the same
+     * name, which it does not exclude.
+     *
+     * @param name the lock's name, as for {@link #lock(String)}
+     * @return the read-write lock
+     * @throws NullPointerException          if {@code name} is null
+     * @throws IllegalArgumentException      if {@code name} is blank or too long
+     * @throws IllegalStateException         if the client is closed
+     * @throws UnsupportedOperationException if the client is a quorum of independent servers
+     */
+    DistributedReadWriteLock readWriteLock(String name);
+
+    /**
+     * Returns the semaphore of this name with {@code permits} permits. Every client must name the same number: the
+     * first use stores it, and acquires that name another fail with a {@link LockException} while the semaphore's
+     * state lasts (a day after its last use).
+     *
+     * @param name    the semaphore's name, as for {@link #lock(String)}
+     * @param permits how many permits, from 1 to {@value #MAX_PERMITS}
+     * @return the semaphore
+     * @throws NullPointerException          if {@code name} is null
+     * @throws IllegalArgumentException      if {@code name} is blank or too long, or {@code permits} out of range
+     * @throws IllegalStateException         if the client is closed
+     * @throws UnsupportedOperationException if the client is a quorum of independent servers
+     */
+    DistributedSemaphore semaphore(String name, int permits);
+
     /** @return the configuration this client was created with */
     LockConfig config();
 
@@ -58,4 +86,7 @@ public interface LockClient extends AutoCloseable {
 
     /** The longest lock name accepted, in characters. */
     int MAX_NAME_LENGTH = 512;
+
+    /** The most permits a semaphore may have. */
+    int MAX_PERMITS = 1 << 20;
 }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,11 +22,11 @@ final class Closing {
 
     /**
      * @param failPending fails the client's pending acquisitions
-     * @param leases      the leases the client holds, read after the requests in flight were answered
+     * @param leases      the leases the client holds, asked for after the requests in flight were answered
      * @param stop        stops the watchdog and closes the connections and threads
      */
     static void close(InFlight inFlight, long awaitNanos, Runnable failPending,
-                      Collection<? extends LeaseBase> leases, Runnable stop) {
+                      Supplier<Collection<? extends LeaseBase>> leases, Runnable stop) {
         inFlight.close();
         failPending.run();
         boolean interrupted = false;
@@ -33,7 +34,7 @@ final class Closing {
             // Replies to tries already sent may still grant locks, which are released as they come.
             inFlight.awaitNone(awaitNanos);
             List<String> unreleased = Collections.synchronizedList(new ArrayList<>());
-            for (LeaseBase lease : new ArrayList<>(leases)) {
+            for (LeaseBase lease : new ArrayList<>(leases.get())) {
                 Futures.whenDone(lease.abandon(), (released, error) -> {
                     if (error != null || !released) {
                         unreleased.add(lease.lockName());

@@ -1,6 +1,8 @@
 package dev.warden.internal;
 
 import dev.warden.DistributedLock;
+import dev.warden.DistributedReadWriteLock;
+import dev.warden.DistributedSemaphore;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
 import dev.warden.LockConnectionException;
@@ -96,6 +98,18 @@ final class QuorumLockClient implements LockClient {
         return new QuorumLock(this, name);
     }
 
+    /** @throws UnsupportedOperationException always: a quorum's servers hold no shared locks yet */
+    @Override
+    public DistributedReadWriteLock readWriteLock(String name) {
+        throw new UnsupportedOperationException("read-write locks are not supported on a quorum");
+    }
+
+    /** @throws UnsupportedOperationException always: a quorum's servers hold no shared locks yet */
+    @Override
+    public DistributedSemaphore semaphore(String name, int permits) {
+        throw new UnsupportedOperationException("semaphores are not supported on a quorum");
+    }
+
     @Override
     public LockConfig config() {
         return config;
@@ -114,7 +128,7 @@ final class QuorumLockClient implements LockClient {
             for (QuorumAcquisition acquisition : new ArrayList<>(pending)) {
                 acquisition.result.completeExceptionally(new LockException("client closed while acquiring"));
             }
-        }, watchdog.leases(), () -> {
+        }, watchdog::leases, () -> {
             watchdog.close();
             nodes.forEach(QuorumNode::close);
             shared.close();

@@ -1,6 +1,8 @@
 package dev.warden.internal;
 
 import dev.warden.DistributedLock;
+import dev.warden.DistributedReadWriteLock;
+import dev.warden.DistributedSemaphore;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
 import dev.warden.LockException;
@@ -32,8 +34,13 @@ final class RedisLockClient implements LockClient {
     private final SharedResources shared;
     private final Server server;
     private final Watchdog<RedisLease> watchdog;
+    private final ShareScripts shareScripts;
+    /** The watchdog of shares (semaphore permits, read and write leases), on the same scheduler. */
+    private final Watchdog<ShareLease> shareWatchdog;
+    private final ThreadShares threadShares = new ThreadShares();
     private final Tokens tokens;
     private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
+    private final Set<ShareAcquisition> pendingShares = ConcurrentHashMap.newKeySet();
     private final InFlight inFlight = new InFlight();
     private final long awaitNanos;
     private final Spinner spinner;
@@ -46,6 +53,9 @@ final class RedisLockClient implements LockClient {
         this.tokens = tokens;
         this.watchdog = new Watchdog<>(shared.scheduler(), config.ticker(), inFlight, shared.events(),
                 new RedisRenewals(server.scripts(), server.cluster()));
+        this.shareScripts = new ShareScripts(server.scripts());
+        this.shareWatchdog = new Watchdog<>(shared.scheduler(), config.ticker(), inFlight, shared.events(),
+                new ShareRenewals(shareScripts, server.cluster()));
         this.awaitNanos = awaitNanos(config);
         this.spinner = new Spinner(config.spinWait().toNanos());
     }
@@ -88,6 +98,26 @@ final class RedisLockClient implements LockClient {
     }
 
     @Override
+    public DistributedReadWriteLock readWriteLock(String name) {
+        Require.lockName(name, MAX_NAME_LENGTH);
+        if (closed) {
+            throw new IllegalStateException("client is closed");
+        }
+        return new RedisReadWriteLock(this, name);
+    }
+
+    @Override
+    public DistributedSemaphore semaphore(String name, int permits) {
+        Require.lockName(name, MAX_NAME_LENGTH);
+        Require.argument(permits >= 1 && permits <= MAX_PERMITS, "permits must be between 1 and %d: %d",
+                MAX_PERMITS, permits);
+        if (closed) {
+            throw new IllegalStateException("client is closed");
+        }
+        return new RedisSemaphore(this, name, permits);
+    }
+
+    @Override
     public LockConfig config() {
         return config;
     }
@@ -110,8 +140,16 @@ final class RedisLockClient implements LockClient {
             for (Acquisition acquisition : new ArrayList<>(pending)) {
                 acquisition.result.completeExceptionally(new LockException("client closed while acquiring"));
             }
-        }, watchdog.leases(), () -> {
+            for (ShareAcquisition acquisition : new ArrayList<>(pendingShares)) {
+                acquisition.result.completeExceptionally(new LockException("client closed while acquiring"));
+            }
+        }, () -> {
+            List<LeaseBase> leases = new ArrayList<>(watchdog.leases());
+            leases.addAll(shareWatchdog.leases());
+            return leases;
+        }, () -> {
             watchdog.close();
+            shareWatchdog.close();
             server.close();
             shared.close();
         });
@@ -147,6 +185,18 @@ final class RedisLockClient implements LockClient {
         return watchdog;
     }
 
+    ShareScripts shareScripts() {
+        return shareScripts;
+    }
+
+    Watchdog<ShareLease> shareWatchdog() {
+        return shareWatchdog;
+    }
+
+    ThreadShares threadShares() {
+        return threadShares;
+    }
+
     ScheduledExecutorService scheduler() {
         return shared.scheduler();
     }
@@ -173,6 +223,17 @@ final class RedisLockClient implements LockClient {
 
     void untrack(Acquisition acquisition) {
         pending.remove(acquisition);
+    }
+
+    void track(ShareAcquisition acquisition) {
+        pendingShares.add(acquisition);
+        if (closed) {
+            acquisition.result.completeExceptionally(new LockException("client is closed"));
+        }
+    }
+
+    void untrack(ShareAcquisition acquisition) {
+        pendingShares.remove(acquisition);
     }
 
     /** Runs a user callback on the callback pool; its failure is logged, since it has no caller to reach. */

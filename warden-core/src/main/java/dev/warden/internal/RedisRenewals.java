@@ -58,7 +58,7 @@ final class RedisRenewals implements Watchdog.Renewals<RedisLease> {
         return "a renewal found the lock expired or owned by another token";
     }
 
-    private static Watchdog.Verdict[] verdicts(boolean[] renewed) {
+    static Watchdog.Verdict[] verdicts(boolean[] renewed) {
         Watchdog.Verdict[] verdicts = new Watchdog.Verdict[renewed.length];
         for (int i = 0; i < renewed.length; i++) {
             verdicts[i] = renewed[i] ? Watchdog.Verdict.RENEWED : Watchdog.Verdict.LOST;

@@ -114,14 +114,67 @@ final class Replies {
      * minus the holder's PTTL when held, 0 when free but older waiters come first.
      */
     static Acquire acquireQueued(List<Object> reply) {
+        return acquired("acquire-queued", reply);
+    }
+
+    /**
+     * {@code share-acquire.lua}: {1, fence, lease ms} when acquired; else a plain integer (a list of one here), -1
+     * minus how long until the first holder's lease ends (0 when unknown, or when earlier waiters come first).
+     */
+    static Acquire shareAcquire(List<Object> reply) {
+        return acquired("share-acquire", reply);
+    }
+
+    private static Acquire acquired(String script, List<Object> reply) {
         if (reply != null && reply.size() == 3 && Long.valueOf(1L).equals(reply.get(0))) {
-            return new Acquired(integer("acquire-queued", reply.get(1)), integer("acquire-queued", reply.get(2)));
+            return new Acquired(integer(script, reply.get(1)), integer(script, reply.get(2)));
         }
-        long value = integer("acquire-queued", single("acquire-queued", reply));
+        long value = integer(script, single(script, reply));
         if (value > 0) {
-            throw unexpected("acquire-queued", reply);
+            throw unexpected(script, reply);
         }
         return new Held(-1 - value);
+    }
+
+    /**
+     * The state of a shared lock as {@code share-inspect.lua} read it, counting only holders whose lease has not
+     * ended.
+     *
+     * @param capacity    the capacity stored with it (a semaphore's permits), 0 if none is stored
+     * @param used        the permits its holders have
+     * @param fence       the last fence issued, 0 if none
+     * @param holders     how many hold a share
+     * @param whole       how many of them hold the whole capacity (a read-write lock's writer)
+     * @param waiters     live waiter registrations
+     * @param leftMillis  the longest lease left among the holders, 0 with none
+     */
+    record ShareState(long capacity, long used, long fence, int holders, int whole, int waiters, long leftMillis) {
+    }
+
+    /** {@code share-inspect.lua}: {capacity, used, fence, holders, whole, waiters, longest ms left}. */
+    static ShareState shareState(List<Object> reply) {
+        if (reply == null || reply.size() != 7) {
+            throw unexpected("share-inspect", reply);
+        }
+        long[] values = new long[7];
+        for (int i = 0; i < 7; i++) {
+            values[i] = integer("share-inspect", reply.get(i));
+        }
+        return new ShareState(values[0], values[1], values[2], (int) values[3], (int) values[4], (int) values[5],
+                values[6]);
+    }
+
+    /**
+     * {@code share-force-release.lua}: the highest fence of the removed holders, -1 if none was removed.
+     *
+     * @return that fence (0 if none had one), or empty if no holder was removed
+     */
+    static OptionalLong shareForceReleased(Long reply) {
+        long value = integer("share-force-release", reply);
+        if (value < -1) {
+            throw unexpected("share-force-release", reply);
+        }
+        return value < 0 ? OptionalLong.empty() : OptionalLong.of(value);
     }
 
     /**
@@ -177,12 +230,17 @@ final class Replies {
 
     /** {@code renew.lua}: one 1 (renewed) or 0 (lost) per key. */
     static boolean[] renewed(List<Object> reply, int keys) {
-        if (reply == null || reply.size() != keys) {
-            throw unexpected("renew", reply);
+        return renewed("renew", reply, keys);
+    }
+
+    /** {@code renew.lua} or {@code share-renew.lua}: one 1 (renewed) or 0 (lost) per lease. */
+    static boolean[] renewed(String script, List<Object> reply, int leases) {
+        if (reply == null || reply.size() != leases) {
+            throw unexpected(script, reply);
         }
-        boolean[] renewed = new boolean[keys];
-        for (int i = 0; i < keys; i++) {
-            renewed[i] = flag("renew", reply.get(i));
+        boolean[] renewed = new boolean[leases];
+        for (int i = 0; i < leases; i++) {
+            renewed[i] = flag(script, reply.get(i));
         }
         return renewed;
     }

@@ -62,6 +62,11 @@ final class Scripts {
         this.publish = link.sharded() ? "SPUBLISH" : "PUBLISH";
     }
 
+    /** @return the command that announces grants and wake-ups: PUBLISH, or SPUBLISH in a Redis 7 cluster */
+    String publish() {
+        return publish;
+    }
+
     /** What a try is to its acquisition, which decides what the acquire script does with the waiters. */
     enum Try {
         /** The only try: never registers as a waiter. */
@@ -75,6 +80,11 @@ final class Scripts {
 
         Try(String arg) {
             this.arg = arg;
+        }
+
+        /** @return the scripts' argument for this kind of try */
+        String arg() {
+            return arg;
         }
 
         /** @return {@link #ONCE} for an acquisition that does not wait, else FIRST or AGAIN by {@code tried} */
@@ -331,7 +341,11 @@ final class Scripts {
                 });
     }
 
-    private <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args) {
+    /**
+     * Runs a script by SHA, sending its source once if the server does not know it; every failure is told to the
+     * link.
+     */
+    <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args) {
         RedisClusterAsyncCommands<String, String> redis = link.commands();
         RedisFuture<T> future = redis.evalsha(script.sha(), type, keys, args);
         return future.toCompletableFuture().exceptionallyCompose(error -> {

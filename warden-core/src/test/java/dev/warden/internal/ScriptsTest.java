@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class ScriptsTest {
     private static final Path RESOURCES = Path.of("src/main/resources/dev/warden/internal");
-    private static final List<String> PRELUDES = List.of(Scripts.LOCK, Scripts.QUEUE);
+    private static final List<String> PRELUDES = List.of(Scripts.LOCK, Scripts.QUEUE, "share");
     private static RedisServer server;
 
     @BeforeAll
@@ -44,15 +44,15 @@ class ScriptsTest {
 
     @Test
     void everyScriptCompilesOnTheServerWithItsPreludes() {
-        assertThat(Scripts.all()).hasSize(11);
-        for (Script script : Scripts.all()) {
+        assertThat(every()).hasSize(16);
+        for (Script script : every()) {
             assertThat(server.call("SCRIPT", "LOAD", script.source())).as(script.name()).isEqualTo(script.sha());
         }
     }
 
     @Test
     void everyScriptResourceIsOneTheClientLoads() throws IOException {
-        List<String> loaded = Scripts.all().stream().map(Script::name).sorted().collect(Collectors.toList());
+        List<String> loaded = every().stream().map(Script::name).sorted().collect(Collectors.toList());
         List<String> resources = new ArrayList<>(sources().keySet());
         resources.removeAll(PRELUDES);
         assertThat(resources).isEqualTo(loaded);
@@ -81,7 +81,7 @@ class ScriptsTest {
     @Test
     void everyScriptTakesFromThePreludesOnlyTheFunctionsItCalls() {
         Pattern function = Pattern.compile("^local function (\\w+)", Pattern.MULTILINE);
-        for (Script script : Scripts.all()) {
+        for (Script script : every()) {
             String code = script.source().replaceAll("--.*", "");
             Matcher defined = function.matcher(code);
             while (defined.find()) {
@@ -170,7 +170,7 @@ class ScriptsTest {
     }
 
     private static Script script(String name) {
-        return Scripts.all().stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
+        return every().stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
     }
 
     @SuppressWarnings("unchecked")
@@ -211,5 +211,12 @@ class ScriptsTest {
             }
         }
         return sources;
+    }
+
+    /** The lock scripts and the shared locks' scripts. */
+    private static List<Script> every() {
+        List<Script> all = new ArrayList<>(Scripts.all());
+        all.addAll(ShareScripts.all());
+        return all;
     }
 }

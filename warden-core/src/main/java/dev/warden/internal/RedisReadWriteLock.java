@@ -1,0 +1,37 @@
+package dev.warden.internal;
+
+import dev.warden.DistributedLock;
+import dev.warden.DistributedReadWriteLock;
+
+/** A read-write lock of one client: two {@link ShareView}s of one {@link ShareLock}. */
+final class RedisReadWriteLock implements DistributedReadWriteLock {
+    private final ShareLock share;
+    private final ShareView read;
+    private final ShareView write;
+
+    RedisReadWriteLock(RedisLockClient client, String name) {
+        this.share = new ShareLock(client, name, ShareKeys.Kind.READ_WRITE, ShareLock.READ_WRITE_CAPACITY);
+        this.read = new ShareView(share, 1, ShareView.Role.READ);
+        this.write = new ShareView(share, ShareLock.READ_WRITE_CAPACITY, ShareView.Role.WRITE);
+    }
+
+    @Override
+    public String name() {
+        return share.name();
+    }
+
+    @Override
+    public DistributedLock readLock() {
+        return read;
+    }
+
+    @Override
+    public DistributedLock writeLock() {
+        return write;
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedReadWriteLock{" + name() + "}";
+    }
+}

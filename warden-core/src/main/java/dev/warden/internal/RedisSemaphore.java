@@ -1,0 +1,103 @@
+package dev.warden.internal;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+
+import dev.warden.DistributedSemaphore;
+import dev.warden.Lease;
+import dev.warden.SemaphoreInfo;
+
+/** A semaphore of one client: each request size is a {@link ShareView} of its {@link ShareLock}. Stateless. */
+final class RedisSemaphore implements DistributedSemaphore {
+    private final ShareLock share;
+    private final int permits;
+
+    RedisSemaphore(RedisLockClient client, String name, int permits) {
+        this.share = new ShareLock(client, name, ShareKeys.Kind.SEMAPHORE, permits);
+        this.permits = permits;
+    }
+
+    @Override
+    public String name() {
+        return share.name();
+    }
+
+    @Override
+    public int permits() {
+        return permits;
+    }
+
+    private ShareView of(int asked) {
+        Require.argument(asked >= 1 && asked <= permits, "permits must be between 1 and %d: %d", permits, asked);
+        return new ShareView(share, asked, ShareView.Role.PERMITS);
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire(int permits) {
+        return of(permits).tryAcquire();
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire(int permits, Duration wait) throws InterruptedException {
+        return of(permits).tryAcquire(wait);
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire(int permits, Duration wait, Duration lease) throws InterruptedException {
+        return of(permits).tryAcquire(wait, lease);
+    }
+
+    @Override
+    public Lease acquire(int permits) throws InterruptedException {
+        return of(permits).acquire();
+    }
+
+    @Override
+    public CompletableFuture<Lease> acquireAsync(int permits, Duration wait) {
+        return of(permits).acquireAsync(wait);
+    }
+
+    @Override
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync(int permits, Duration wait) {
+        return of(permits).tryAcquireAsync(wait);
+    }
+
+    @Override
+    public int available() {
+        return inspect().available();
+    }
+
+    @Override
+    public CompletableFuture<Integer> availableAsync() {
+        return inspectAsync().thenApply(SemaphoreInfo::available);
+    }
+
+    @Override
+    public SemaphoreInfo inspect() {
+        return share.client().await(inspectRequest(), share.describe("inspect"));
+    }
+
+    @Override
+    public CompletableFuture<SemaphoreInfo> inspectAsync() {
+        return Futures.publish(this::inspectRequest, share.client().callbackExecutor(), share.describe("inspect"));
+    }
+
+    private CompletableFuture<SemaphoreInfo> inspectRequest() {
+        return share.inspectRequest().thenApply(state -> new SemaphoreInfo(name(), (int) state.capacity(),
+                (int) Math.max(state.capacity() - state.used(), 0), state.holders(),
+                Duration.ofMillis(state.leftMillis()), state.fence(), state.waiters()));
+    }
+
+    @Override
+    public OptionalLong forceRelease() {
+        return share.client().await(share.forceReleaseRequest(ShareScripts.Holders.ALL),
+                share.describe("forced release"));
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedSemaphore{" + name() + ", " + permits + " permits}";
+    }
+}

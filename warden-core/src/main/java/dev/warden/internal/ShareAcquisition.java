@@ -1,0 +1,294 @@
+package dev.warden.internal;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import dev.warden.Lease;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One acquire of a shared lock's permits ({@link ShareLock}), driven by events: try; when the permits are not free,
+ * the try has queued this waiter in Redis, so subscribe to this client's grant channel and try once more (a grant
+ * published before the subscription was missed, but Redis remembers it); then wait for a grant, which a release
+ * makes in its own script and announces by token, or for the first holder's lease to end, or to renew the
+ * registration ({@link Acquisition#REARM_MILLIS}), whichever comes first; until the deadline.
+ *
+ * <p>A grant names the try that registered the waiter (its arm), and the lease counts from that try's sending, for
+ * the lease the registration asked for. {@link #result} completes with the lease, with empty when the wait ran
+ * out, or exceptionally when Redis failed; cancelling it stops waiting. An acquisition that ends without a lease
+ * after a try that may have queued or granted it sends one release by its token, which takes it out of the queue
+ * or gives back a grant that came meanwhile.
+ */
+final class ShareAcquisition implements Notifier.Waiter {
+    private static final Logger LOG = LoggerFactory.getLogger(ShareAcquisition.class);
+    private static final long ONE_MS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** How many tries' send times are kept: a grant names the last try or one shortly before. */
+    private static final int ARMS_KEPT = 4;
+
+    /** Where an acquisition stands; it is over once {@link #result} is done, whatever the phase. */
+    private enum Phase {
+        /** No try in flight: waiting for a grant, a timer, or the next try. */
+        IDLE,
+        /** A try is in flight; a wake-up meanwhile ({@link #woken}) tries again after it. */
+        TRYING,
+        /** A lease was made, once. */
+        GRANTED
+    }
+
+    final DueFuture<Optional<Lease>> result = new DueFuture<>();
+    private final ShareLock share;
+    private final RedisLockClient client;
+    private final long permits;
+    private final long leaseMillis;
+    private final boolean renewing;
+    private final boolean waits;
+    private final boolean forever;
+    private final long deadline;
+    private final String token;
+    private final long grantMillis;
+    private final String companion;
+    private final Thread owner;
+    private final Events.AcquireWatch watch;
+    private final String channel;
+
+    /** Guarded by this. */
+    private Phase phase = Phase.IDLE;
+    /** A wake-up came while a try was in flight: try again after it. Guarded by this. */
+    private boolean woken;
+    /** Subscribed to the grant channel, as one of its waiters. Guarded by this. */
+    private boolean joined;
+    /** Whether a try was sent: it may have queued this waiter or lent it permits. Guarded by this. */
+    private boolean tried;
+    /** The next try's timer, if scheduled. Guarded by this. */
+    private ScheduledFuture<?> timer;
+    /** When the last tries were sent, by try number modulo {@link #ARMS_KEPT}. Guarded by this. */
+    private final long[] armSentAt = new long[ARMS_KEPT];
+    /** Tries sent so far. Guarded by this. */
+    private int arms;
+
+    /**
+     * @param waitNanos 0 for one try, negative for no limit
+     * @param companion the token of the asking thread's writer lease, for a downgrade, or the empty string
+     */
+    ShareAcquisition(ShareLock share, long permits, long waitNanos, long leaseMillis, boolean renewing,
+                     String companion, Thread owner, Events.AcquireWatch watch) {
+        this.share = share;
+        this.client = share.client();
+        this.permits = permits;
+        this.leaseMillis = leaseMillis;
+        this.renewing = renewing;
+        this.waits = waitNanos != 0;
+        this.forever = waitNanos < 0;
+        this.deadline = client.ticker().read() + Math.max(waitNanos, 0);
+        this.token = client.tokens().next();
+        this.grantMillis = renewing ? Math.min(leaseMillis, Acquisition.FAIR_GRANT_MILLIS) : leaseMillis;
+        this.companion = companion;
+        this.owner = owner;
+        this.watch = watch;
+        this.channel = share.keys().grantChannel(client.instanceId());
+    }
+
+    ShareAcquisition start() {
+        client.track(this);
+        if (waits) {
+            client.notifier().register(token, this);
+        }
+        Futures.whenDone(result, this::ended, "the end of an acquire", share.name());
+        tryNow();
+        return this;
+    }
+
+    /** Sends a try, unless one is in flight (then it follows that one) or the acquisition is over. */
+    private void tryNow() {
+        Scripts.Try kind;
+        int arm;
+        long sentAt;
+        synchronized (this) {
+            if (result.isDone() || phase == Phase.GRANTED) {
+                return;
+            }
+            if (phase == Phase.TRYING) {
+                woken = true;
+                return;
+            }
+            phase = Phase.TRYING;
+            woken = false;
+            cancelTimer();
+            kind = Scripts.Try.of(waits, tried);
+            tried = true;
+            sentAt = client.ticker().read();
+            arm = arms++;
+            armSentAt[arm % ARMS_KEPT] = sentAt;
+        }
+        result.due();
+        client.inFlight().send(InFlight.Kind.WORK, () -> client.shareScripts().acquire(share.keys(), share.kind(),
+                share.capacity(), token, permits, leaseMillis, kind, arm, grantMillis, client.instanceId(),
+                companion), (reply, error) -> {
+                    if (error != null) {
+                        fail(error);
+                    } else if (reply instanceof Replies.Acquired acquired) {
+                        grant(acquired.fence(), sentAt, acquired.grantedMillis());
+                    } else {
+                        onHeld(((Replies.Held) reply).holderTtlMillis());
+                    }
+                }, this::fail);
+    }
+
+    /** A try found no room: give up, or subscribe, or wait for a grant or the next try. */
+    private void onHeld(long firstEndMillis) {
+        result.notDue();
+        if (!waits || (!forever && client.ticker().read() - deadline >= 0)) {
+            result.complete(Optional.empty());
+            return;
+        }
+        boolean join = false;
+        boolean retry = false;
+        synchronized (this) {
+            if (result.isDone() || phase == Phase.GRANTED) {
+                return;
+            }
+            phase = Phase.IDLE;
+            if (!joined) {
+                joined = true;
+                join = true;
+            } else if (woken) {
+                retry = true;
+            } else {
+                timer = client.scheduler().schedule(this::wake, delay(firstEndMillis), TimeUnit.NANOSECONDS);
+            }
+        }
+        if (join) {
+            watch.waiting();
+            CompletableFuture<Void> subscription = client.notifier().join(channel, this);
+            // Grants published before the subscription were missed; Redis remembers them, and the next try finds
+            // the permits lent to this token.
+            client.inFlight().send(InFlight.Kind.WORK, () -> subscription, (ignored, e) -> {
+                if (e != null) {
+                    fail(e);
+                } else {
+                    wake();
+                }
+            }, this::fail);
+        } else if (retry) {
+            wake();
+        }
+    }
+
+    private long delay(long firstEndMillis) {
+        long rearm = TimeUnit.MILLISECONDS.toNanos(Acquisition.REARM_MILLIS);
+        long delay = firstEndMillis > 0 ? Math.min(TimeUnit.MILLISECONDS.toNanos(firstEndMillis) + ONE_MS, rearm)
+                : rearm;
+        if (!forever) {
+            delay = Math.min(delay, deadline - client.ticker().read());
+        }
+        return Math.max(delay, 0);
+    }
+
+    /** Makes the lease, once, and hands it to the caller; a grant after the acquisition ended is given back. */
+    private void grant(long fence, long sentAt, long grantedMillis) {
+        synchronized (this) {
+            if (phase == Phase.GRANTED || result.isDone()) {
+                // Over already: the release sent when it ended gives these permits back.
+                return;
+            }
+            phase = Phase.GRANTED;
+            cancelTimer();
+        }
+        ShareLease lease = new ShareLease(share, token, fence, permits, leaseMillis, renewing, sentAt,
+                grantedMillis, owner);
+        client.shareWatchdog().register(lease);
+        if (share.kind() == ShareKeys.Kind.READ_WRITE) {
+            client.threadShares().add(lease);
+        }
+        if (!result.complete(Optional.of(lease))) {
+            lease.abandon();
+        }
+    }
+
+    private void fail(Throwable error) {
+        result.completeExceptionally(Errors.translate(error, share.describe("acquire")));
+    }
+
+    /**
+     * The acquisition ended: stop listening, and unless it ended with a lease, release by the token if a try may
+     * have queued it (a waiter) or lent it permits (a try without an answer, or cancelled in flight).
+     */
+    private void ended(Optional<Lease> lease, Throwable error) {
+        client.untrack(this);
+        boolean wasJoined;
+        boolean cleanUp;
+        synchronized (this) {
+            cancelTimer();
+            wasJoined = joined;
+            joined = false;
+            cleanUp = tried && (lease == null || lease.isEmpty()) && (waits || error != null);
+        }
+        if (waits) {
+            client.notifier().unregister(token);
+        }
+        if (wasJoined) {
+            client.notifier().leave(channel, this, false);
+        }
+        if (cleanUp) {
+            client.inFlight().send(InFlight.Kind.CLEANUP, () -> share.release(token), (reply, e) -> {
+                if (e != null) {
+                    LOG.debug("leaving the queue of '{}' failed: {}", share.name(), e.toString());
+                }
+            }, e -> LOG.warn("leaving the queue of '{}' failed: {}", share.name(), e.toString()));
+        }
+    }
+
+    /** Guarded by this. */
+    private void cancelTimer() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+    }
+
+    @Override
+    public void wake() {
+        tryNow();
+    }
+
+    @Override
+    public boolean reserve() {
+        // Shares are never handed over locally.
+        return false;
+    }
+
+    @Override
+    public void unreserve() {
+        wake();
+    }
+
+    @Override
+    public void assigned(long fence, int arm, List<String> upcoming) {
+        long sentAt;
+        boolean known;
+        synchronized (this) {
+            known = arm >= 0 && arm < arms && arm >= arms - ARMS_KEPT;
+            sentAt = known ? armSentAt[arm % ARMS_KEPT] : 0;
+        }
+        if (known) {
+            grant(fence, sentAt, grantMillis);
+        } else {
+            // Too old to date: the next try finds the permits lent to this token, with the lease left.
+            wake();
+        }
+    }
+
+    @Override
+    public String token() {
+        return token;
+    }
+
+    @Override
+    public long leaseMillis() {
+        return leaseMillis;
+    }
+}

@@ -1,0 +1,84 @@
+package dev.warden.internal;
+
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+
+import dev.warden.Lease;
+
+/**
+ * One shared lock of one client ({@code share.lua}): a semaphore's permits, or a read-write lock, whose readers take
+ * one permit and whose writer takes the whole capacity. Stateless; the halves and the semaphore of the public API
+ * are views of it.
+ */
+final class ShareLock {
+    /** A read-write lock's capacity: a writer takes all of it, and up to one less reader than this share it. */
+    static final long READ_WRITE_CAPACITY = 1L << 30;
+
+    private final RedisLockClient client;
+    private final String name;
+    private final ShareKeys keys;
+    private final ShareKeys.Kind kind;
+    private final long capacity;
+
+    ShareLock(RedisLockClient client, String name, ShareKeys.Kind kind, long capacity) {
+        this.client = client;
+        this.name = name;
+        this.kind = kind;
+        this.capacity = capacity;
+        this.keys = ShareKeys.of(client.config().keyPrefix(), name, kind);
+    }
+
+    String name() {
+        return name;
+    }
+
+    ShareKeys keys() {
+        return keys;
+    }
+
+    ShareKeys.Kind kind() {
+        return kind;
+    }
+
+    long capacity() {
+        return capacity;
+    }
+
+    RedisLockClient client() {
+        return client;
+    }
+
+    /** Names an operation on this lock for error messages, with its key. */
+    String describe(String operation) {
+        String what = kind == ShareKeys.Kind.SEMAPHORE ? "semaphore" : "read-write lock";
+        return operation + " of " + what + " '" + name + "' (key " + keys.state() + ")";
+    }
+
+    /**
+     * Starts an acquisition of {@code permits}.
+     *
+     * @param waitNanos 0 for one try, negative for no limit
+     * @param companion the token of the calling thread's writer lease, for a downgrade, or the empty string
+     * @param owner     the thread that asks, which the lease records
+     */
+    CompletableFuture<Optional<Lease>> start(long permits, long waitNanos, long leaseMillis, boolean renewing,
+                                             String companion, Thread owner, Events.AcquireWatch watch) {
+        return new ShareAcquisition(this, permits, waitNanos, leaseMillis, renewing, companion, owner, watch)
+                .start().result;
+    }
+
+    /** Releases the token's share (or takes a waiter that gave up out of the queue); answers whether it held one. */
+    CompletableFuture<Boolean> release(String token) {
+        return client.shareScripts().release(keys, kind, token);
+    }
+
+    CompletableFuture<Replies.ShareState> inspectRequest() {
+        return client.inFlight().track(InFlight.Kind.WORK, () -> client.shareScripts().inspect(keys));
+    }
+
+    CompletableFuture<OptionalLong> forceReleaseRequest(ShareScripts.Holders which) {
+        return client.inFlight().track(InFlight.Kind.WORK,
+                () -> client.shareScripts().forceRelease(keys, kind, which));
+    }
+}

@@ -1,0 +1,107 @@
+package dev.warden.internal;
+
+import io.lettuce.core.ScriptOutputType;
+
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The Redis operations of shared locks (semaphores and read-write locks, {@code share.lua}), each one Lua script
+ * run through the lock scripts' {@link Scripts#run}, decoded by {@link Replies}.
+ */
+final class ShareScripts {
+    private static final String SHARE = "share";
+    private static final String LIFE = Long.toString(Scripts.REGISTRATION_LIFE_MS);
+    private static final String RETENTION = Long.toString(Scripts.FENCE_RETENTION_MS);
+
+    private static final Script ACQUIRE = Script.load("share-acquire", Scripts.LOCK, Scripts.QUEUE, SHARE);
+    private static final Script RELEASE = Script.load("share-release", Scripts.LOCK, Scripts.QUEUE, SHARE);
+    private static final Script RENEW = Script.load("share-renew", Scripts.LOCK);
+    private static final Script INSPECT = Script.load("share-inspect", Scripts.LOCK, Scripts.QUEUE, SHARE);
+    private static final Script FORCE_RELEASE = Script.load("share-force-release", Scripts.LOCK, Scripts.QUEUE,
+            SHARE);
+    private static final List<Script> ALL = List.of(ACQUIRE, RELEASE, RENEW, INSPECT, FORCE_RELEASE);
+
+    /** Which holders a forced release removes. */
+    enum Holders {
+        ALL("all"),
+        /** Holders of the whole capacity: a read-write lock's writer. */
+        WHOLE("whole"),
+        /** The others: a read-write lock's readers. */
+        PART("part");
+
+        final String arg;
+
+        Holders(String arg) {
+            this.arg = arg;
+        }
+    }
+
+    private final Scripts scripts;
+
+    ShareScripts(Scripts scripts) {
+        this.scripts = scripts;
+    }
+
+    /** Every script, each with its preludes. */
+    static List<Script> all() {
+        return ALL;
+    }
+
+    /**
+     * One try: acquired (also when a release lent to this token already), or not (with how long until the first
+     * holder's lease ends, where known).
+     *
+     * @param companion a token of this client's that holds the whole capacity (a writer taking the read lock), or
+     *                  the empty string
+     */
+    CompletableFuture<Replies.Acquire> acquire(ShareKeys keys, ShareKeys.Kind kind, long capacity, String token,
+                                               long permits, long leaseMillis, Scripts.Try tryKind, int arm,
+                                               long grantMillis, String clientId, String companion) {
+        return scripts.<List<Object>>run(ACQUIRE, ScriptOutputType.MULTI, keys.all(), token,
+                Long.toString(leaseMillis), tryKind.arg(), Integer.toString(arm), Long.toString(grantMillis), LIFE,
+                clientId, Long.toString(permits), Long.toString(capacity), kind.arg, companion, RETENTION,
+                keys.channel(), scripts.publish()).thenApply(Replies::shareAcquire);
+    }
+
+    /** Releases the token's share, lending it on; answers whether the token held one. */
+    CompletableFuture<Boolean> release(ShareKeys keys, ShareKeys.Kind kind, String token) {
+        return scripts.<Long>run(RELEASE, ScriptOutputType.INTEGER, keys.all(), token, kind.arg, RETENTION,
+                keys.channel(), scripts.publish()).thenApply(reply -> Replies.flag("share-release", reply));
+    }
+
+    /** Answers, per lease, whether it was renewed for its lease ms. */
+    CompletableFuture<boolean[]> renew(List<ShareLease> batch) {
+        String[] keys = new String[batch.size() * 2];
+        String[] args = new String[batch.size() * 2 + 1];
+        for (int i = 0; i < batch.size(); i++) {
+            ShareLease lease = batch.get(i);
+            keys[2 * i] = lease.shareKeys().state();
+            keys[2 * i + 1] = lease.shareKeys().holders();
+            args[2 * i] = lease.token();
+            args[2 * i + 1] = Long.toString(lease.leaseMillis);
+        }
+        args[args.length - 1] = RETENTION;
+        return scripts.<List<Object>>run(RENEW, ScriptOutputType.MULTI, keys, args)
+                .thenApply(reply -> Replies.renewed("share-renew", reply, batch.size()));
+    }
+
+    /** Sets the end of one share's lease to {@code millis} from now; false if the token holds no share. */
+    CompletableFuture<Boolean> expire(ShareKeys keys, String token, long millis) {
+        return scripts.<List<Object>>run(RENEW, ScriptOutputType.MULTI, new String[] {keys.state(), keys.holders()},
+                token, Long.toString(millis), RETENTION)
+                .thenApply(reply -> Replies.renewed("share-renew", reply, 1)[0]);
+    }
+
+    CompletableFuture<Replies.ShareState> inspect(ShareKeys keys) {
+        return scripts.<List<Object>>run(INSPECT, ScriptOutputType.MULTI, keys.all())
+                .thenApply(Replies::shareState);
+    }
+
+    /** Removes holders whoever they are and lends their permits on; answers their highest fence, or empty. */
+    CompletableFuture<OptionalLong> forceRelease(ShareKeys keys, ShareKeys.Kind kind, Holders which) {
+        return scripts.<Long>run(FORCE_RELEASE, ScriptOutputType.INTEGER, keys.all(), which.arg, kind.arg,
+                RETENTION, keys.channel(), scripts.publish()).thenApply(Replies::shareForceReleased);
+    }
+}

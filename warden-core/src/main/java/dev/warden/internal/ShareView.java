@@ -1,0 +1,146 @@
+package dev.warden.internal;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+import dev.warden.DistributedLock;
+import dev.warden.Lease;
+import dev.warden.LockInfo;
+
+/**
+ * A fixed number of permits of a shared lock as a {@link DistributedLock}: a read-write lock's read half (one
+ * permit) or write half (all of them), or one request size of a semaphore. Stateless apart from its
+ * {@link java.util.concurrent.locks.Lock} view.
+ */
+final class ShareView extends LockBase {
+    /** What the view is of its shared lock. */
+    enum Role {
+        /** A read-write lock's shared half. */
+        READ("read lock", ShareScripts.Holders.PART),
+        /** A read-write lock's exclusive half. */
+        WRITE("write lock", ShareScripts.Holders.WHOLE),
+        /** Permits of a semaphore. */
+        PERMITS("permits", ShareScripts.Holders.ALL);
+
+        final String label;
+        final ShareScripts.Holders holders;
+
+        Role(String label, ShareScripts.Holders holders) {
+            this.label = label;
+            this.holders = holders;
+        }
+    }
+
+    private final ShareLock share;
+    private final long permits;
+    private final Role role;
+
+    ShareView(ShareLock share, long permits, Role role) {
+        this.share = share;
+        this.permits = permits;
+        this.role = role;
+    }
+
+    @Override
+    public String name() {
+        return share.name();
+    }
+
+    @Override
+    CompletableFuture<Optional<Lease>> start(long waitNanos, long leaseMillis, boolean renewing,
+                                             Events.AcquireWatch watch) {
+        Thread caller = Thread.currentThread();
+        String companion = "";
+        ThreadShares shares = share.client().threadShares();
+        if (role == Role.WRITE && shares.held(share.keys(), caller, false) != null) {
+            throw new IllegalStateException(describe("acquire") + ": this thread holds the read lock; an upgrade "
+                    + "would wait for itself. Release the read lock first");
+        } else if (role == Role.READ) {
+            ShareLease writer = shares.held(share.keys(), caller, true);
+            companion = writer == null ? "" : writer.token();
+        }
+        return share.start(permits, waitNanos, leaseMillis, renewing, companion, caller, watch);
+    }
+
+    @Override
+    Events events() {
+        return share.client().events();
+    }
+
+    @Override
+    void abandon(Lease lease) {
+        ((ShareLease) lease).abandon();
+    }
+
+    @Override
+    String describe(String operation) {
+        return share.describe(operation + " (" + role.label + ")");
+    }
+
+    @Override
+    long defaultLeaseMillis() {
+        return share.client().config().defaultLease().toMillis();
+    }
+
+    @Override
+    Executor callbackExecutor() {
+        return share.client().callbackExecutor();
+    }
+
+    @Override
+    Spinner spinner() {
+        return share.client().spinner();
+    }
+
+    @Override
+    public LockInfo inspect() {
+        return share.client().await(inspectRequest(), describe("inspect"));
+    }
+
+    @Override
+    public CompletableFuture<LockInfo> inspectAsync() {
+        return Futures.publish(this::inspectRequest, callbackExecutor(), describe("inspect"));
+    }
+
+    /** Held: by a writer for the write half, by a reader for the read half, by anyone for permits. */
+    private CompletableFuture<LockInfo> inspectRequest() {
+        return share.inspectRequest().thenApply(state -> {
+            int holders = switch (role) {
+                case READ -> state.holders() - state.whole();
+                case WRITE -> state.whole();
+                case PERMITS -> state.holders();
+            };
+            return new LockInfo(name(), holders > 0, Duration.ofMillis(holders > 0 ? state.leftMillis() : 0),
+                    state.fence(), state.waiters());
+        });
+    }
+
+    @Override
+    public OptionalLong forceRelease() {
+        return share.client().await(share.forceReleaseRequest(role.holders), describe("forced release"));
+    }
+
+    @Override
+    public CompletableFuture<OptionalLong> forceReleaseAsync() {
+        return Futures.publish(() -> share.forceReleaseRequest(role.holders), callbackExecutor(),
+                describe("forced release"));
+    }
+
+    @Override
+    public DistributedLock withReplicaAcks(int replicas, Duration timeout) {
+        Require.replicaAcks(replicas, timeout, share.client().config().commandTimeout());
+        if (replicas > 0) {
+            throw new UnsupportedOperationException("replica acknowledgements are not supported for "
+                    + role.label + "s");
+        }
+        return this;
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedLock{" + name() + ", " + role.label + "}";
+    }
+}

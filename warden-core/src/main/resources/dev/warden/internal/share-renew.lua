@@ -1,0 +1,20 @@
+-- Renew many shares in one round trip: each holder whose lease has not ended gets a new end. Prelude: lock.lua.
+-- KEYS[2i-1] a shared lock's state, KEYS[2i] its holders (see share.lua); ARGV[2i-1] the token, ARGV[2i] its lease
+-- ms; ARGV[#ARGV] the fence retention ms.
+-- Returns one integer per share: 1 renewed, 0 lost (ended, or forced out).
+local result = {}
+local retention = tonumber(ARGV[#ARGV])
+for i = 1, #KEYS, 2 do
+  local n = (i + 1) / 2
+  -- pcall: a key of another type is a lost share, not an error for every share of the batch.
+  local score = redis.pcall('ZSCORE', KEYS[i + 1], ARGV[2 * n - 1])
+  result[n] = 0
+  if type(score) == 'string' and tonumber(score) > now_ms() then
+    local lease = tonumber(ARGV[2 * n])
+    redis.call('ZADD', KEYS[i + 1], 'XX', now_ms() + lease, ARGV[2 * n - 1])
+    redis.call('PEXPIRE', KEYS[i], retention + lease)
+    redis.call('PEXPIRE', KEYS[i + 1], retention + lease)
+    result[n] = 1
+  end
+end
+return result

@@ -1,0 +1,279 @@
+package dev.warden;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Lock;
+import org.junit.jupiter.api.Test;
+
+/** Readers share, a writer excludes everyone, waiting is one queue in order, and every promise of a lock holds. */
+class ReadWriteLockTest extends RedisTestSupport {
+    private static final long BOUND_SECONDS = 10;
+
+    private String queueKey(String name) {
+        return "test:{" + name + "}:rw:q";
+    }
+
+    private void awaitQueued(String name, long count) throws InterruptedException {
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", queueKey(name)) == count))
+                .as("%d queued", count).isTrue();
+    }
+
+    @Test
+    void readersShareAndAWriterExcludesEveryone() throws Exception {
+        String name = uniqueName();
+        DistributedReadWriteLock lock = client().readWriteLock(name);
+        DistributedReadWriteLock other = client().readWriteLock(name);
+        Lease r1 = lock.readLock().tryAcquire().orElseThrow();
+        Lease r2 = client().readWriteLock(name).readLock().tryAcquire().orElseThrow();
+        assertThat(other.writeLock().tryAcquire()).isEmpty();
+        assertThat(lock.readLock().inspect().held()).isTrue();
+        assertThat(lock.writeLock().inspect().held()).isFalse();
+        r1.release();
+        assertThat(other.writeLock().tryAcquire()).isEmpty();
+        r2.release();
+        Lease w = other.writeLock().tryAcquire().orElseThrow();
+        assertThat(lock.readLock().tryAcquire()).isEmpty();
+        assertThat(lock.writeLock().tryAcquire()).isEmpty();
+        assertThat(lock.writeLock().inspect().held()).isTrue();
+        assertThat(lock.readLock().inspect().held()).isFalse();
+        assertThat(w.release()).isTrue();
+        assertThat(lock.writeLock().tryAcquire()).isPresent();
+    }
+
+    @Test
+    void noWriterOverlapsAnyHolderUnderContention() throws Exception {
+        String name = uniqueName();
+        AtomicInteger readers = new AtomicInteger();
+        AtomicInteger writers = new AtomicInteger();
+        AtomicInteger violations = new AtomicInteger();
+        AtomicInteger sharedReads = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                boolean writer = t < 2;
+                DistributedReadWriteLock lock = client().readWriteLock(name);
+                futures.add(pool.submit(() -> {
+                    for (int i = 0; i < 20; i++) {
+                        DistributedLock half = writer ? lock.writeLock() : lock.readLock();
+                        try (Lease lease = half.tryAcquire(Duration.ofSeconds(BOUND_SECONDS)).orElseThrow()) {
+                            if (writer) {
+                                if (writers.incrementAndGet() != 1 || readers.get() != 0) {
+                                    violations.incrementAndGet();
+                                }
+                                Thread.sleep(1);
+                                writers.decrementAndGet();
+                            } else {
+                                if (readers.incrementAndGet() > 1) {
+                                    sharedReads.incrementAndGet();
+                                }
+                                if (writers.get() != 0) {
+                                    violations.incrementAndGet();
+                                }
+                                Thread.sleep(2);
+                                readers.decrementAndGet();
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : futures) {
+                future.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(violations.get()).isZero();
+        assertThat(sharedReads.get()).isPositive();
+    }
+
+    @Test
+    void aReaderThatComesWhileAWriterWaitsQueuesBehindIt() throws Exception {
+        String name = uniqueName();
+        Lease reader = client().readWriteLock(name).readLock().tryAcquire().orElseThrow();
+        CompletableFuture<Optional<Lease>> writer = client().readWriteLock(name).writeLock()
+                .tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
+        awaitQueued(name, 1);
+        // The lock is held by a reader only, yet a new reader waits for the writer queued first.
+        assertThat(client().readWriteLock(name).readLock().tryAcquire()).isEmpty();
+        CompletableFuture<Optional<Lease>> late = client().readWriteLock(name).readLock()
+                .tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
+        awaitQueued(name, 2);
+        reader.release();
+        Lease written = writer.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
+        Thread.sleep(200);
+        assertThat(late).isNotDone();
+        written.release();
+        assertThat(late.get(BOUND_SECONDS, TimeUnit.SECONDS)).isPresent();
+    }
+
+    @Test
+    void aWritersReleaseGrantsEveryReaderQueuedBeforeTheNextWriter() throws Exception {
+        String name = uniqueName();
+        Lease writer = client().readWriteLock(name).writeLock().tryAcquire().orElseThrow();
+        CompletableFuture<Optional<Lease>> r1 = client().readWriteLock(name).readLock()
+                .tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
+        awaitQueued(name, 1);
+        CompletableFuture<Optional<Lease>> r2 = client().readWriteLock(name).readLock()
+                .tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
+        awaitQueued(name, 2);
+        CompletableFuture<Optional<Lease>> w2 = client().readWriteLock(name).writeLock()
+                .tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
+        awaitQueued(name, 3);
+        CompletableFuture<Optional<Lease>> r3 = client().readWriteLock(name).readLock()
+                .tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
+        awaitQueued(name, 4);
+        long released = System.nanoTime();
+        writer.release();
+        Lease first = r1.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
+        Lease second = r2.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
+        assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofMillis(500));
+        Thread.sleep(200);
+        assertThat(w2).isNotDone();
+        assertThat(r3).isNotDone();
+        first.release();
+        second.release();
+        Lease next = w2.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
+        assertThat(r3).isNotDone();
+        next.release();
+        assertThat(r3.get(BOUND_SECONDS, TimeUnit.SECONDS)).isPresent();
+    }
+
+    @Test
+    void writersTokensRiseAndAReadersIsTheLastWritersAlsoAfterDataLoss() throws Exception {
+        String name = uniqueName();
+        DistributedReadWriteLock lock = client().readWriteLock(name);
+        Lease w1 = lock.writeLock().tryAcquire().orElseThrow();
+        long first = w1.fencingToken();
+        w1.release();
+        Lease r1 = lock.readLock().tryAcquire().orElseThrow();
+        Lease r2 = lock.readLock().tryAcquire().orElseThrow();
+        assertThat(r1.fencingToken()).isEqualTo(first);
+        assertThat(r2.fencingToken()).isEqualTo(first);
+        r1.release();
+        r2.release();
+        Lease w2 = lock.writeLock().tryAcquire().orElseThrow();
+        assertThat(w2.fencingToken()).isGreaterThan(first);
+        w2.release();
+        server.call("FLUSHALL");
+        Lease r3 = lock.readLock().tryAcquire().orElseThrow();
+        assertThat(r3.fencingToken()).isLessThanOrEqualTo(w2.fencingToken());
+        r3.release();
+        Lease w3 = lock.writeLock().tryAcquire().orElseThrow();
+        assertThat(w3.fencingToken()).isGreaterThan(w2.fencingToken()).isGreaterThanOrEqualTo(r3.fencingToken());
+    }
+
+    @Test
+    void aWriterMayTakeTheReadLockAndThenReleaseTheWriteLock() throws Exception {
+        String name = uniqueName();
+        DistributedReadWriteLock lock = client().readWriteLock(name);
+        Lease write = lock.writeLock().tryAcquire().orElseThrow();
+        // Another client's writer waits meanwhile: the downgrade does not queue behind it.
+        CompletableFuture<Optional<Lease>> waiting = client().readWriteLock(name).writeLock()
+                .tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
+        awaitQueued(name, 1);
+        Lease read = lock.readLock().tryAcquire().orElseThrow();
+        assertThat(read.fencingToken()).isEqualTo(write.fencingToken());
+        assertThat(write.release()).isTrue();
+        assertThat(read.isHeld()).isTrue();
+        assertThat(client().readWriteLock(name).writeLock().tryAcquire()).isEmpty();
+        Thread.sleep(200);
+        assertThat(waiting).isNotDone();
+        read.release();
+        assertThat(waiting.get(BOUND_SECONDS, TimeUnit.SECONDS)).isPresent();
+    }
+
+    @Test
+    void anotherThreadOfTheWritersClientDoesNotGetTheReadLock() throws Exception {
+        String name = uniqueName();
+        DistributedReadWriteLock lock = client().readWriteLock(name);
+        Lease write = lock.writeLock().tryAcquire().orElseThrow();
+        CompletableFuture<Optional<Lease>> read = CompletableFuture.supplyAsync(() -> lock.readLock().tryAcquire());
+        assertThat(read.get(BOUND_SECONDS, TimeUnit.SECONDS)).isEmpty();
+        write.release();
+    }
+
+    @Test
+    void anUpgradeFailsAtOnceInsteadOfWaitingForItself() throws Exception {
+        String name = uniqueName();
+        DistributedReadWriteLock lock = client().readWriteLock(name);
+        Lease read = lock.readLock().tryAcquire().orElseThrow();
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> lock.writeLock().tryAcquire(Duration.ofSeconds(5)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("holds the read lock");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+        read.release();
+        // Once the read lock is released, the same thread may write.
+        assertThat(lock.writeLock().tryAcquire()).isPresent();
+    }
+
+    @Test
+    void eachReaderIsRenewedAndToldOfItsOwnLoss() throws Exception {
+        String name = uniqueName();
+        DistributedReadWriteLock lock = client(b -> b.defaultLease(Duration.ofMillis(300))).readWriteLock(name);
+        Lease r1 = lock.readLock().acquire();
+        Lease r2 = lock.readLock().acquire();
+        CountDownLatch lost = new CountDownLatch(2);
+        r1.onLost(lost::countDown);
+        r2.onLost(lost::countDown);
+        Thread.sleep(900);
+        assertThat(r1.isHeld()).isTrue();
+        assertThat(r2.isHeld()).isTrue();
+        assertThat(client().readWriteLock(name).writeLock().tryAcquire()).isEmpty();
+        assertThat(lock.writeLock().forceRelease()).isEmpty();
+        assertThat(lock.readLock().forceRelease()).isPresent();
+        assertThat(lost.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(r1.release()).isFalse();
+        assertThat(client().readWriteLock(name).writeLock().tryAcquire()).isPresent();
+    }
+
+    @Test
+    void aDeadReadersShareEndsWithItsLease() throws Exception {
+        String name = uniqueName();
+        client().readWriteLock(name).readLock().tryAcquire(Duration.ZERO, Duration.ofMillis(600)).orElseThrow();
+        long start = System.nanoTime();
+        Lease writer = client().readWriteLock(name).writeLock().tryAcquire(Duration.ofSeconds(BOUND_SECONDS))
+                .orElseThrow();
+        Duration waited = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(waited).isGreaterThan(Duration.ofMillis(450)).isLessThan(Duration.ofMillis(2_000));
+        assertThat(writer.isHeld()).isTrue();
+    }
+
+    @Test
+    void theReadHalfWorksAsAJavaLock() throws Exception {
+        String name = uniqueName();
+        DistributedReadWriteLock lock = client().readWriteLock(name);
+        Lock read = lock.readLock().asLock();
+        read.lock();
+        try {
+            client().readWriteLock(name).readLock().tryAcquire().orElseThrow().release();
+            assertThat(client().readWriteLock(name).writeLock().tryAcquire()).isEmpty();
+        } finally {
+            read.unlock();
+        }
+        assertThat(client().readWriteLock(name).writeLock().tryAcquire()).isPresent();
+    }
+
+    @Test
+    void theReadWriteLockDoesNotMeetTheLockOrSemaphoreOfItsName() {
+        String name = uniqueName();
+        LockClient client = client();
+        Lease write = client.readWriteLock(name).writeLock().tryAcquire().orElseThrow();
+        assertThat(client.lock(name).tryAcquire()).isPresent();
+        assertThat(client.semaphore(name, 1).tryAcquire(1)).isPresent();
+        write.release();
+    }
+}

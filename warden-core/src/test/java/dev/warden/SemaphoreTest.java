@@ -1,0 +1,226 @@
+package dev.warden;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** A semaphore's permits are leases: limited, queued in order, renewed, lost loudly, fenced. */
+class SemaphoreTest extends RedisTestSupport {
+    private static final long BOUND_SECONDS = 10;
+
+    private String queueKey(String name) {
+        return "test:{" + name + "}:s:q";
+    }
+
+    @Test
+    void neverLendsMoreThanItsPermits() throws Exception {
+        String name = uniqueName();
+        DistributedSemaphore semaphore = client().semaphore(name, 3);
+        DistributedSemaphore other = client().semaphore(name, 3);
+        Lease one = semaphore.tryAcquire(1).orElseThrow();
+        Lease two = other.tryAcquire(2).orElseThrow();
+        assertThat(semaphore.available()).isZero();
+        assertThat(other.tryAcquire(1)).isEmpty();
+        assertThat(semaphore.tryAcquire(1, Duration.ofMillis(100))).isEmpty();
+        assertThat(one.release()).isTrue();
+        assertThat(semaphore.available()).isEqualTo(1);
+        assertThat(other.tryAcquire(2)).isEmpty();
+        Lease three = other.tryAcquire(1).orElseThrow();
+        assertThat(two.release()).isTrue();
+        assertThat(three.release()).isTrue();
+        assertThat(semaphore.available()).isEqualTo(3);
+    }
+
+    @Test
+    void manyThreadsNeverHoldMoreThanThePermitsAtOnce() throws Exception {
+        String name = uniqueName();
+        int permits = 3;
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        AtomicInteger done = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                DistributedSemaphore semaphore = client().semaphore(name, permits);
+                futures.add(pool.submit(() -> {
+                    for (int i = 0; i < 25; i++) {
+                        try (Lease lease = semaphore.tryAcquire(1, Duration.ofSeconds(BOUND_SECONDS)).orElseThrow()) {
+                            most.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                            Thread.sleep(1);
+                            inside.decrementAndGet();
+                        }
+                        done.incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : futures) {
+                future.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(done.get()).isEqualTo(200);
+        assertThat(most.get()).isLessThanOrEqualTo(permits).isGreaterThan(1);
+        assertThat(client().semaphore(name, permits).available()).isEqualTo(permits);
+    }
+
+    @Test
+    void aClientThatNamesAnotherNumberOfPermitsFailsClearly() {
+        String name = uniqueName();
+        client().semaphore(name, 3).tryAcquire(1).orElseThrow();
+        assertThatThrownBy(() -> client().semaphore(name, 5).tryAcquire(1))
+                .isInstanceOf(LockException.class).hasMessageContaining("has 3 permits, not 5");
+    }
+
+    @Test
+    void rejectsRequestsItCouldNeverGrant() {
+        DistributedSemaphore semaphore = client().semaphore(uniqueName(), 2);
+        assertThatThrownBy(() -> semaphore.tryAcquire(3)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("permits must be between 1 and 2: 3");
+        assertThatThrownBy(() -> semaphore.tryAcquire(0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> client().semaphore(uniqueName(), 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(": 0");
+    }
+
+    @Test
+    void fencingTokensRiseWithEveryLeaseAlsoAfterRedisLostItsData() throws Exception {
+        String name = uniqueName();
+        DistributedSemaphore semaphore = client().semaphore(name, 2);
+        Lease a = semaphore.tryAcquire(1).orElseThrow();
+        Lease b = semaphore.tryAcquire(1).orElseThrow();
+        assertThat(b.fencingToken()).isGreaterThan(a.fencingToken());
+        b.release();
+        Lease c = semaphore.tryAcquire(1).orElseThrow();
+        assertThat(c.fencingToken()).isGreaterThan(b.fencingToken());
+        assertThat(semaphore.inspect().lastFencingToken()).isEqualTo(c.fencingToken());
+        server.call("FLUSHALL");
+        Lease d = semaphore.tryAcquire(2).orElseThrow();
+        assertThat(d.fencingToken()).isGreaterThan(c.fencingToken());
+        assertThat(a.release()).isFalse();
+    }
+
+    @Test
+    void aReleaseLendsThePermitsToAWaiterOfAnotherClientAtOnce() throws Exception {
+        String name = uniqueName();
+        Lease held = client().semaphore(name, 1).tryAcquire(1).orElseThrow();
+        CompletableFuture<Optional<Lease>> waiter = client().semaphore(name, 1)
+                .tryAcquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", queueKey(name)) == 1))
+                .isTrue();
+        long released = System.nanoTime();
+        held.release();
+        Lease granted = waiter.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
+        // A grant, not the once-a-second retry of a waiter.
+        assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofMillis(500));
+        assertThat(granted.isHeld()).isTrue();
+        assertThat(granted.fencingToken()).isGreaterThan(held.fencingToken());
+        assertThat(granted.release()).isTrue();
+        assertThat(server.call("EXISTS", queueKey(name))).isEqualTo(0L);
+    }
+
+    @Test
+    void aLargeRequestIsNotPassedByLaterSmallOnes() throws Exception {
+        String name = uniqueName();
+        DistributedSemaphore semaphore = client().semaphore(name, 3);
+        Lease one = semaphore.tryAcquire(1).orElseThrow();
+        CompletableFuture<Optional<Lease>> large = client().semaphore(name, 3)
+                .tryAcquireAsync(3, Duration.ofSeconds(BOUND_SECONDS));
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", queueKey(name)) == 1))
+                .isTrue();
+        // Two permits are free, but the large request came first.
+        assertThat(client().semaphore(name, 3).tryAcquire(1)).isEmpty();
+        CompletableFuture<Optional<Lease>> small = client().semaphore(name, 3)
+                .tryAcquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", queueKey(name)) == 2))
+                .isTrue();
+        Thread.sleep(200);
+        assertThat(large).isNotDone();
+        assertThat(small).isNotDone();
+        one.release();
+        Lease all = large.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
+        Thread.sleep(200);
+        assertThat(small).isNotDone();
+        all.release();
+        assertThat(small.get(BOUND_SECONDS, TimeUnit.SECONDS)).isPresent();
+    }
+
+    @Test
+    void aDeadHoldersPermitsComeBackWhenItsLeaseEndsAndNotBefore() throws Exception {
+        String name = uniqueName();
+        DistributedSemaphore semaphore = client().semaphore(name, 1);
+        // A holder that never releases: its fixed lease is all that ends it.
+        semaphore.tryAcquire(1, Duration.ZERO, Duration.ofMillis(600)).orElseThrow();
+        long start = System.nanoTime();
+        Lease next = client().semaphore(name, 1).tryAcquire(1, Duration.ofSeconds(BOUND_SECONDS)).orElseThrow();
+        Duration waited = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(waited).isGreaterThan(Duration.ofMillis(450)).isLessThan(Duration.ofMillis(2_000));
+        assertThat(next.isHeld()).isTrue();
+    }
+
+    @Test
+    void theWatchdogRenewsPermitsAndAForcedOutHolderIsToldItLostThem() throws Exception {
+        String name = uniqueName();
+        DistributedSemaphore semaphore = client(b -> b.defaultLease(Duration.ofMillis(300))).semaphore(name, 1);
+        Lease lease = semaphore.acquire(1);
+        CountDownLatch lost = new CountDownLatch(1);
+        lease.onLost(lost::countDown);
+        Thread.sleep(900);
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(client().semaphore(name, 1).tryAcquire(1)).isEmpty();
+        assertThat(semaphore.forceRelease()).hasValue(lease.fencingToken());
+        assertThat(lost.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(lease.release()).isFalse();
+        assertThat(semaphore.forceRelease()).isEmpty();
+    }
+
+    @Test
+    void aWaiterThatGivesUpLeavesTheQueue() throws Exception {
+        String name = uniqueName();
+        Lease held = client().semaphore(name, 1).tryAcquire(1).orElseThrow();
+        assertThat(client().semaphore(name, 1).tryAcquire(1, Duration.ofMillis(300))).isEmpty();
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", queueKey(name)) == 0))
+                .isTrue();
+        assertThat(held.release()).isTrue();
+        assertThat(client().semaphore(name, 1).available()).isEqualTo(1);
+    }
+
+    @Test
+    void inspectAndTheAsyncFormsReportTheState() throws Exception {
+        String name = uniqueName();
+        DistributedSemaphore semaphore = client().semaphore(name, 4);
+        Lease lease = semaphore.acquireAsync(3, Duration.ofSeconds(1)).get(BOUND_SECONDS, TimeUnit.SECONDS);
+        SemaphoreInfo info = semaphore.inspectAsync().get(BOUND_SECONDS, TimeUnit.SECONDS);
+        assertThat(info.permits()).isEqualTo(4);
+        assertThat(info.available()).isEqualTo(1);
+        assertThat(info.holders()).isEqualTo(1);
+        assertThat(info.longestLease()).isPositive();
+        assertThat(info.lastFencingToken()).isEqualTo(lease.fencingToken());
+        assertThat(semaphore.availableAsync().get(BOUND_SECONDS, TimeUnit.SECONDS)).isEqualTo(1);
+        assertThat(lease.releaseAsync().get(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(semaphore.available()).isEqualTo(4);
+    }
+
+    @Test
+    void closingTheClientReleasesItsPermits() {
+        String name = uniqueName();
+        LockClient holder = client();
+        holder.semaphore(name, 2).tryAcquire(2).orElseThrow();
+        holder.close();
+        assertThat(client().semaphore(name, 2).available()).isEqualTo(2);
+    }
+}
