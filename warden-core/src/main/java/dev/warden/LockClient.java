@@ -1,5 +1,7 @@
 package dev.warden;
 
+import java.util.Collection;
+
 import dev.warden.internal.Clients;
 
 /**
@@ -73,6 +75,22 @@ public interface LockClient extends AutoCloseable {
      * @throws UnsupportedOperationException if the client is a quorum of independent servers
      */
     DistributedSemaphore semaphore(String name, int permits);
+
+    /**
+     * Returns a lock over several locks, taken all or nothing: its lease is a {@link MultiLease} that holds every
+     * one of them, renewed together, lost as soon as any part is lost, and released together. The locks are taken
+     * one after another in the order of their names, and the parts already held are released when one cannot be
+     * taken in time, so multi-locks that overlap in any order never deadlock (neither with single locks of those
+     * names). Its {@code inspect()} reports it held if any part is held, with the longest lease left, the highest
+     * fencing token and the waiters of all parts; {@code forceRelease()} releases every part.
+     *
+     * @param names the locks' names, as for {@link #lock(String)}; duplicates count once
+     * @return the multi-lock
+     * @throws NullPointerException     if {@code names} or a name is null
+     * @throws IllegalArgumentException if there is no name, or a name is blank or too long
+     * @throws IllegalStateException    if the client is closed
+     */
+    DistributedLock multiLock(Collection<String> names);
 
     /** @return the configuration this client was created with */
     LockConfig config();

@@ -9,6 +9,7 @@ import dev.warden.LockConnectionException;
 import dev.warden.LockException;
 import dev.warden.Ticker;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -108,6 +109,11 @@ final class QuorumLockClient implements LockClient {
     @Override
     public DistributedSemaphore semaphore(String name, int permits) {
         throw new UnsupportedOperationException("semaphores are not supported on a quorum");
+    }
+
+    @Override
+    public DistributedLock multiLock(Collection<String> names) {
+        return MultiLock.of(this, names);
     }
 
     @Override

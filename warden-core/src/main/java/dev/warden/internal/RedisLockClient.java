@@ -10,6 +10,7 @@ import dev.warden.LockTimeoutException;
 import dev.warden.Ticker;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -115,6 +116,11 @@ final class RedisLockClient implements LockClient {
             throw new IllegalStateException("client is closed");
         }
         return new RedisSemaphore(this, name, permits);
+    }
+
+    @Override
+    public DistributedLock multiLock(Collection<String> names) {
+        return MultiLock.of(this, names);
     }
 
     @Override

@@ -1,0 +1,181 @@
+package dev.warden.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+import dev.warden.DistributedLock;
+import dev.warden.Lease;
+import dev.warden.LockClient;
+import dev.warden.LockInfo;
+
+/**
+ * Several locks of one client taken all or nothing ({@link LockClient#multiLock}): one after another in the order of
+ * their names, which rules out deadlock between multi-locks that overlap in any order, with the parts already held
+ * given back when one cannot be taken ({@link MultiAcquisition}). Stateless apart from its
+ * {@link java.util.concurrent.locks.Lock} view.
+ */
+final class MultiLock extends LockBase {
+    private final List<LockBase> parts;
+    private final List<String> names;
+    private final String name;
+
+    private MultiLock(List<LockBase> parts) {
+        this.parts = List.copyOf(parts);
+        List<String> partNames = new ArrayList<>(parts.size());
+        for (LockBase part : parts) {
+            partNames.add(part.name());
+        }
+        this.names = List.copyOf(partNames);
+        this.name = String.join(",", names);
+    }
+
+    /**
+     * The multi-lock of a client over these names, in their canonical order.
+     *
+     * @throws IllegalArgumentException if there is no name, or a name is invalid
+     */
+    static MultiLock of(LockClient client, Collection<String> names) {
+        Objects.requireNonNull(names, "names");
+        names.forEach(each -> Objects.requireNonNull(each, "names contains null"));
+        Require.argument(!names.isEmpty(), "names must not be empty: %s", names);
+        List<LockBase> parts = new ArrayList<>();
+        for (String each : new TreeSet<>(names)) {
+            parts.add((LockBase) client.lock(each));
+        }
+        return new MultiLock(parts);
+    }
+
+    List<String> names() {
+        return names;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    CompletableFuture<Optional<Lease>> start(long waitNanos, long leaseMillis, boolean renewing,
+                                             Events.AcquireWatch watch) {
+        return new MultiAcquisition(this, parts, waitNanos, leaseMillis, renewing).start();
+    }
+
+    @Override
+    Events events() {
+        return parts.get(0).events();
+    }
+
+    @Override
+    void abandon(Lease lease) {
+        ((RedisMultiLease) lease).abandon();
+    }
+
+    /** Gives back a part's lease that nobody will use, through the part's own lock. */
+    void abandon(int part, Lease lease) {
+        parts.get(part).abandon(lease);
+    }
+
+    @Override
+    String describe(String operation) {
+        return operation + " of multi-lock " + names;
+    }
+
+    @Override
+    long defaultLeaseMillis() {
+        return parts.get(0).defaultLeaseMillis();
+    }
+
+    @Override
+    Executor callbackExecutor() {
+        return parts.get(0).callbackExecutor();
+    }
+
+    @Override
+    Spinner spinner() {
+        return parts.get(0).spinner();
+    }
+
+    @Override
+    public LockInfo inspect() {
+        List<LockInfo> each = new ArrayList<>(parts.size());
+        for (LockBase part : parts) {
+            each.add(part.inspect());
+        }
+        return combine(each);
+    }
+
+    @Override
+    public CompletableFuture<LockInfo> inspectAsync() {
+        List<CompletableFuture<LockInfo>> each = new ArrayList<>(parts.size());
+        for (LockBase part : parts) {
+            each.add(part.inspectAsync());
+        }
+        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
+            List<LockInfo> infos = new ArrayList<>(each.size());
+            each.forEach(future -> infos.add(future.join()));
+            return combine(infos);
+        });
+    }
+
+    /** Held if any part is, with the longest lease left, the highest fence and all parts' waiters. */
+    private LockInfo combine(List<LockInfo> each) {
+        boolean held = false;
+        Duration left = Duration.ZERO;
+        long fence = 0;
+        int waiters = 0;
+        for (LockInfo info : each) {
+            held |= info.held();
+            left = info.remainingLease().compareTo(left) > 0 ? info.remainingLease() : left;
+            fence = Math.max(fence, info.lastFencingToken());
+            waiters += info.waiters();
+        }
+        return new LockInfo(name, held, left, fence, waiters);
+    }
+
+    @Override
+    public OptionalLong forceRelease() {
+        OptionalLong removed = OptionalLong.empty();
+        for (LockBase part : parts) {
+            removed = highest(removed, part.forceRelease());
+        }
+        return removed;
+    }
+
+    @Override
+    public CompletableFuture<OptionalLong> forceReleaseAsync() {
+        CompletableFuture<OptionalLong> removed = CompletableFuture.completedFuture(OptionalLong.empty());
+        for (LockBase part : parts) {
+            removed = removed.thenCombine(part.forceReleaseAsync(), MultiLock::highest);
+        }
+        return removed;
+    }
+
+    private static OptionalLong highest(OptionalLong a, OptionalLong b) {
+        if (a.isEmpty()) {
+            return b;
+        }
+        return b.isEmpty() ? a : OptionalLong.of(Math.max(a.getAsLong(), b.getAsLong()));
+    }
+
+    @Override
+    public DistributedLock withReplicaAcks(int replicas, Duration timeout) {
+        List<LockBase> acked = new ArrayList<>(parts.size());
+        for (LockBase part : parts) {
+            acked.add((LockBase) part.withReplicaAcks(replicas, timeout));
+        }
+        return new MultiLock(acked);
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedLock{multi " + names + "}";
+    }
+}

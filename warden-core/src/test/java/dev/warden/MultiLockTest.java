@@ -1,0 +1,139 @@
+package dev.warden;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** A multi-lock takes all of its locks or none, never deadlocks, and is lost when any part is. */
+class MultiLockTest extends RedisTestSupport {
+    private static final long BOUND_SECONDS = 10;
+
+    @Test
+    void takesEveryLockAndReleasesThemTogether() throws Exception {
+        String a = uniqueName();
+        String b = uniqueName();
+        DistributedLock multi = client().multiLock(List.of(b, a, a));
+        MultiLease lease = (MultiLease) multi.tryAcquire().orElseThrow();
+        assertThat(lease.names()).containsExactly(a, b);
+        assertThat(client().lock(a).tryAcquire()).isEmpty();
+        assertThat(client().lock(b).tryAcquire()).isEmpty();
+        assertThat(multi.inspect().held()).isTrue();
+        assertThat(lease.fencingToken(a)).isPositive();
+        assertThat(lease.fencingToken(b)).isPositive();
+        assertThatThrownBy(lease::fencingToken).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> lease.fencingToken("other")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(lease.release()).isTrue();
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(client().lock(a).tryAcquire()).isPresent();
+        assertThat(client().lock(b).tryAcquire()).isPresent();
+    }
+
+    @Test
+    void takesNothingWhenOneLockIsHeldElsewhere() throws Exception {
+        String a = uniqueName();
+        String b = uniqueName();
+        Lease other = client().lock(b).tryAcquire().orElseThrow();
+        DistributedLock multi = client().multiLock(List.of(a, b));
+        assertThat(multi.tryAcquire()).isEmpty();
+        assertThat(multi.tryAcquire(Duration.ofMillis(300))).isEmpty();
+        // The part taken first was given back.
+        assertThat(eventually(Duration.ofSeconds(5), () -> !client().lock(a).isLocked())).isTrue();
+        CompletableFuture<Optional<Lease>> waiting = multi.tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
+        Thread.sleep(200);
+        assertThat(waiting).isNotDone();
+        other.release();
+        Lease lease = waiting.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
+        assertThat(lease.isHeld()).isTrue();
+        lease.release();
+    }
+
+    @Test
+    void multiLocksThatOverlapInAnyOrderNeverDeadlock() throws Exception {
+        String a = uniqueName();
+        String b = uniqueName();
+        String c = uniqueName();
+        List<List<String>> orders = List.of(List.of(a, b, c), List.of(c, b, a), List.of(b, a), List.of(c, a));
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(orders.size());
+        try {
+            List<Future<?>> futures = new java.util.ArrayList<>();
+            for (List<String> order : orders) {
+                DistributedLock multi = client().multiLock(order);
+                futures.add(pool.submit(() -> {
+                    for (int i = 0; i < 15; i++) {
+                        try (Lease lease = multi.tryAcquire(Duration.ofSeconds(BOUND_SECONDS)).orElseThrow()) {
+                            // Every pair of these multi-locks shares a lock, so none may overlap.
+                            if (inside.incrementAndGet() != 1) {
+                                overlaps.incrementAndGet();
+                            }
+                            Thread.sleep(1);
+                            inside.decrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : futures) {
+                future.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(overlaps.get()).isZero();
+    }
+
+    @Test
+    void isLostOnceAsSoonAsAnyPartIsLost() throws Exception {
+        String a = uniqueName();
+        String b = uniqueName();
+        LockClient client = client(builder -> builder.defaultLease(Duration.ofMillis(300)));
+        Lease lease = client.multiLock(List.of(a, b)).acquire();
+        AtomicInteger lost = new AtomicInteger();
+        CountDownLatch told = new CountDownLatch(1);
+        lease.onLost(() -> {
+            lost.incrementAndGet();
+            told.countDown();
+        });
+        Thread.sleep(700);
+        assertThat(lease.isHeld()).isTrue();
+        client().lock(b).forceRelease();
+        assertThat(told.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(lease.release()).isFalse();
+        assertThat(lost.get()).isEqualTo(1);
+        // The part that was not lost is released too.
+        assertThat(client().lock(a).isLocked()).isFalse();
+    }
+
+    @Test
+    void aCancelledAcquireLeavesNothingHeld() throws Exception {
+        String a = uniqueName();
+        String b = uniqueName();
+        Lease other = client().lock(b).tryAcquire().orElseThrow();
+        CompletableFuture<Lease> waiting = client().multiLock(List.of(a, b)).acquireAsync(Duration.ofSeconds(30));
+        assertThat(eventually(Duration.ofSeconds(5), () -> client().lock(a).isLocked())).isTrue();
+        waiting.cancel(false);
+        assertThat(eventually(Duration.ofSeconds(5), () -> !client().lock(a).isLocked())).isTrue();
+        other.release();
+        Thread.sleep(200);
+        assertThat(client().lock(b).isLocked()).isFalse();
+    }
+
+    @Test
+    void rejectsAnEmptyListOfNames() {
+        assertThatThrownBy(() -> client().multiLock(List.of())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("names must not be empty: []");
+    }
+}
