@@ -1,5 +1,7 @@
 package dev.warden;
 
+import java.util.concurrent.CompletableFuture;
+
 /**
  * A named read-write lock in Redis: readers share it, a writer excludes readers and other writers. Obtain one from
  * {@link LockClient#readWriteLock(String)}; it is cheap and thread-safe. Each half is a {@link DistributedLock}, so
@@ -34,4 +36,19 @@ public interface DistributedReadWriteLock {
      * @return the exclusive half
      */
     DistributedLock writeLock();
+
+    /**
+     * Reads the lock's state atomically: its readers, its writer and its waiters.
+     *
+     * @return its state
+     * @throws LockException if Redis fails
+     */
+    ReadWriteLockInfo inspect();
+
+    /**
+     * {@link #inspect()} without blocking the calling thread.
+     *
+     * @return completes with its state on a thread of the client, or exceptionally with a {@link LockException}
+     */
+    CompletableFuture<ReadWriteLockInfo> inspectAsync();
 }

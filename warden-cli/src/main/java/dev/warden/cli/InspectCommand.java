@@ -2,6 +2,8 @@ package dev.warden.cli;
 
 import dev.warden.LockClient;
 import dev.warden.LockInfo;
+import dev.warden.ReadWriteLockInfo;
+import dev.warden.SemaphoreInfo;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -9,8 +11,13 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code warden inspect NAME}: whether a lock is held, for how long, its last fencing token, and waiters. */
-@Command(name = "inspect", description = "Show whether a lock is held, its remaining lease and last fencing token.")
+/**
+ * {@code warden inspect NAME}: whether a lock is held, for how long, its last fencing token, and waiters; and the
+ * read-write lock and semaphore of that name, where they are in use.
+ */
+@Command(name = "inspect", description = "Show whether a lock is held, its remaining lease and last fencing token; "
+        + "and the readers and writer of the read-write lock NAME, and the permits of the semaphore NAME, where "
+        + "those are in use.")
 final class InspectCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
@@ -31,6 +38,32 @@ final class InspectCommand implements Callable<Integer> {
             out.println("lease left:    " + (info.held() ? Durations.format(info.remainingLease()) : "-"));
             out.println("last fence:    " + (info.lastFencingToken() == 0 ? "-" : info.lastFencingToken()));
             out.println("waiters:       " + info.waiters());
+            ReadWriteLockInfo readWrite = client.readWriteLock(name).inspect();
+            if (readWrite.writeLocked() || readWrite.readers() > 0 || readWrite.waiters() > 0
+                    || readWrite.lastFencingToken() > 0) {
+                out.println();
+                out.println("read-write:    " + (readWrite.writeLocked() ? "write-locked" : "")
+                        + (readWrite.writeLocked() && readWrite.readers() > 0 ? ", " : "")
+                        + (readWrite.readers() > 0 ? "read-locked by " + readWrite.readers() + " readers" : "")
+                        + (readWrite.writeLocked() || readWrite.readers() > 0 ? "" : "free"));
+                out.println("lease left:    " + (readWrite.writeLocked() || readWrite.readers() > 0
+                        ? Durations.format(readWrite.longestLease()) : "-"));
+                out.println("last fence:    " + (readWrite.lastFencingToken() == 0 ? "-"
+                        : readWrite.lastFencingToken()));
+                out.println("waiters:       " + readWrite.waiters());
+            }
+            // The permits asked for do not matter to inspect: it reports the number stored with the semaphore.
+            SemaphoreInfo semaphore = client.semaphore(name, 1).inspect();
+            if (semaphore.permits() > 0) {
+                out.println();
+                out.println("semaphore:     " + semaphore.available() + " of " + semaphore.permits()
+                        + " permits free, " + semaphore.holders() + " holders");
+                out.println("lease left:    " + (semaphore.holders() > 0
+                        ? Durations.format(semaphore.longestLease()) : "-"));
+                out.println("last fence:    " + (semaphore.lastFencingToken() == 0 ? "-"
+                        : semaphore.lastFencingToken()));
+                out.println("waiters:       " + semaphore.waiters());
+            }
             out.flush();
             return ExitCodes.OK;
         }

@@ -14,14 +14,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 import sun.misc.Signal;
 
 /**
- * {@code warden run NAME [--wait D] [--lease D] [--grace D] [--fair] -- CMD [ARGS...]}: runs a command while holding a lock,
- * like flock(1) across machines.
+ * {@code warden run NAME [--wait D] [--lease D] [--grace D] [--fair] [--read | --write | --permits N --of M] -- CMD
+ * [ARGS...]}: runs a command while holding a lock, a half of a read-write lock, or permits of a semaphore, like
+ * flock(1) across machines.
  */
 @Command(name = "run", description = {"Run a command while holding a lock; the lock is released when it exits. "
         + "The command's stdin, stdout and stderr pass through, its exit code becomes warden's, and it finds the "
@@ -56,13 +58,68 @@ final class RunCommand implements Callable<Integer> {
             + "expires without releasing (all users of one lock name must agree)")
     boolean fair;
 
+    @Option(names = "--read", description = "take the read lock of the read-write lock NAME (shared with other "
+            + "readers) instead of the lock NAME")
+    boolean read;
+
+    @Option(names = "--write", description = "take the write lock of the read-write lock NAME (excludes readers "
+            + "and writers) instead of the lock NAME")
+    boolean write;
+
+    @Option(names = "--permits", paramLabel = "N", description = "take N permits of the semaphore NAME "
+            + "(needs --of)")
+    Integer permits;
+
+    @Option(names = "--of", paramLabel = "M", description = "the semaphore's number of permits, which every user "
+            + "of NAME must agree on; --of alone takes one permit")
+    Integer of;
+
     @Spec
     CommandSpec spec;
 
     private SignalRelay signals;
 
+    /** What this run takes, checked before anything connects. */
+    private String checkKind() {
+        int kinds = (read ? 1 : 0) + (write ? 1 : 0) + (permits != null || of != null ? 1 : 0);
+        if (kinds > 1) {
+            throw new ParameterException(spec.commandLine(), "--read, --write and --permits/--of exclude each other");
+        }
+        if (permits != null && of == null) {
+            throw new ParameterException(spec.commandLine(), "--permits needs --of, the semaphore's number of "
+                    + "permits");
+        }
+        if (of != null && (of < 1 || of > LockClient.MAX_PERMITS)) {
+            throw new ParameterException(spec.commandLine(), "--of must be between 1 and " + LockClient.MAX_PERMITS
+                    + ": " + of);
+        }
+        int asked = permits == null ? 1 : permits;
+        if (of != null && (asked < 1 || asked > of)) {
+            throw new ParameterException(spec.commandLine(), "--permits must be between 1 and " + of + ": " + asked);
+        }
+        if (of != null) {
+            return asked + " of the " + of + " permits of semaphore '" + name + "'";
+        }
+        return read ? "the read lock of '" + name + "'" : write ? "the write lock of '" + name + "'"
+                : "lock '" + name + "'";
+    }
+
+    private Optional<Lease> acquire(LockClient client) throws InterruptedException {
+        if (of != null) {
+            return client.semaphore(name, of).tryAcquire(permits == null ? 1 : permits, wait);
+        }
+        if (read) {
+            return client.readWriteLock(name).readLock().tryAcquire(wait);
+        }
+        if (write) {
+            return client.readWriteLock(name).writeLock().tryAcquire(wait);
+        }
+        return client.lock(name).tryAcquire(wait);
+    }
+
     @Override
     public Integer call() throws InterruptedException {
+        String what = checkKind();
         PrintWriter err = spec.commandLine().getErr();
         // Handlers first: a signal that arrives while waiting for the lock or starting the command is not lost.
         signals = new SignalRelay(Thread.currentThread());
@@ -71,15 +128,15 @@ final class RunCommand implements Callable<Integer> {
         try (LockClient client = LockClient.create(common.config().defaultLease(lease).fair(fair).build())) {
             Optional<Lease> acquired;
             try {
-                acquired = client.lock(name).tryAcquire(wait);
+                acquired = acquire(client);
             } catch (InterruptedException e) {
-                err.println("warden: stopped by SIG" + signals.pending() + " while waiting for lock '" + name + "'");
+                err.println("warden: stopped by SIG" + signals.pending() + " while waiting for " + what);
                 err.flush();
                 return 128 + signalNumber(signals.pending());
             }
             String early = signals.acquired();
             if (acquired.isEmpty()) {
-                err.println("warden: lock '" + name + "' is held by another process; not acquired within "
+                err.println("warden: " + what + " held by others; not acquired within "
                         + Durations.format(wait));
                 err.flush();
                 return ExitCodes.NOT_ACQUIRED;

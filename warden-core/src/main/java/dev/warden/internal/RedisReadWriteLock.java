@@ -1,7 +1,11 @@
 package dev.warden.internal;
 
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+
 import dev.warden.DistributedLock;
 import dev.warden.DistributedReadWriteLock;
+import dev.warden.ReadWriteLockInfo;
 
 /** A read-write lock of one client: two {@link ShareView}s of one {@link ShareLock}. */
 final class RedisReadWriteLock implements DistributedReadWriteLock {
@@ -28,6 +32,21 @@ final class RedisReadWriteLock implements DistributedReadWriteLock {
     @Override
     public DistributedLock writeLock() {
         return write;
+    }
+
+    @Override
+    public ReadWriteLockInfo inspect() {
+        return share.client().await(inspectRequest(), share.describe("inspect"));
+    }
+
+    @Override
+    public CompletableFuture<ReadWriteLockInfo> inspectAsync() {
+        return Futures.publish(this::inspectRequest, share.client().callbackExecutor(), share.describe("inspect"));
+    }
+
+    private CompletableFuture<ReadWriteLockInfo> inspectRequest() {
+        return share.inspectRequest().thenApply(state -> new ReadWriteLockInfo(name(), state.holders() - state.whole(),
+                state.whole() > 0, Duration.ofMillis(state.leftMillis()), state.fence(), state.waiters()));
     }
 
     @Override
