@@ -125,6 +125,82 @@ class ClusterTest {
     }
 
     @Test
+    void semaphoresAndReadWriteLocksOnEveryNodeAreRenewedAndExcludeOtherClients() throws Exception {
+        LockClient a = client(Duration.ofMillis(600));
+        LockClient b = client(Duration.ofSeconds(30));
+        List<Lease> leases = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            leases.add(a.semaphore("sem-" + i, 2).tryAcquire(2).orElseThrow());
+            leases.add(a.readWriteLock("rw-" + i).writeLock().tryAcquire().orElseThrow());
+        }
+        for (RedisServer node : cluster.nodes()) {
+            assertThat((Long) node.call("DBSIZE")).as("keys on port " + node.port()).isGreaterThan(5L);
+        }
+        Thread.sleep(2_000);
+        for (int i = 0; i < 30; i++) {
+            assertThat(b.semaphore("sem-" + i, 2).tryAcquire(1)).isEmpty();
+            assertThat(b.readWriteLock("rw-" + i).readLock().tryAcquire()).isEmpty();
+        }
+        for (Lease lease : leases) {
+            assertThat(lease.isHeld()).isTrue();
+            assertThat(lease.release()).isTrue();
+        }
+        for (int i = 0; i < 30; i++) {
+            assertThat(b.semaphore("sem-" + i, 2).tryAcquire(2)).isPresent();
+            assertThat(b.readWriteLock("rw-" + i).readLock().tryAcquire()).isPresent();
+        }
+    }
+
+    @Test
+    void readersOfAnotherClientAreGrantedByTheWritersRelease() throws Exception {
+        LockClient a = client(Duration.ofSeconds(30));
+        LockClient b = client(Duration.ofSeconds(30));
+        List<Lease> held = new ArrayList<>();
+        List<CompletableFuture<Optional<Lease>>> waiting = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            held.add(a.readWriteLock("grant-" + i).writeLock().tryAcquire().orElseThrow());
+            held.add(a.semaphore("grant-" + i, 1).tryAcquire(1).orElseThrow());
+            waiting.add(b.readWriteLock("grant-" + i).readLock().tryAcquireAsync(Duration.ofSeconds(20)));
+            waiting.add(b.semaphore("grant-" + i, 1).tryAcquireAsync(1, Duration.ofSeconds(20)));
+        }
+        // Long enough for the first sharded subscription on each node; a grant published before it is found by the
+        // waiter's next try instead.
+        Thread.sleep(1_500);
+        for (CompletableFuture<Optional<Lease>> future : waiting) {
+            assertThat(future).isNotDone();
+        }
+        long t0 = System.nanoTime();
+        held.forEach(Lease::release);
+        for (CompletableFuture<Optional<Lease>> future : waiting) {
+            assertThat(future.get(10, TimeUnit.SECONDS)).isPresent();
+        }
+        // The leases had 30 s left, and a waiter tries on its own once a second: twelve waiters all done within half
+        // a second were granted by the releases (by chance, 1 in 4,000).
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofMillis(500));
+    }
+
+    @Test
+    void aMultiLockAcrossSlotsTakesEveryPartOrNone() throws Exception {
+        LockClient a = client(Duration.ofSeconds(30));
+        LockClient b = client(Duration.ofSeconds(30));
+        List<String> names = List.of("multi-a", "multi-b", "multi-c", "multi-d", "multi-e", "multi-f");
+        Lease lease = a.multiLock(names).tryAcquire().orElseThrow();
+        for (String name : names) {
+            assertThat(b.lock(name).tryAcquire()).isEmpty();
+        }
+        lease.release();
+        Lease blocker = b.lock("multi-d").tryAcquire().orElseThrow();
+        assertThat(a.multiLock(names).tryAcquire(Duration.ofMillis(200))).isEmpty();
+        for (String name : names) {
+            if (!name.equals("multi-d")) {
+                String part = name;
+                assertThat(eventually(() -> !b.lock(part).isLocked())).as(part).isTrue();
+            }
+        }
+        blocker.release();
+    }
+
+    @Test
     void theWatchdogRenewsLeasesOnEveryNode() throws InterruptedException {
         LockClient a = client(Duration.ofMillis(600));
         List<Lease> leases = new ArrayList<>();
@@ -163,6 +239,18 @@ class ClusterTest {
         assertThat(taken.get().fencingToken()).isGreaterThan(fence);
         assertThat((String) to.call("GET", "warden:{migrating}")).startsWith(
                 Long.toString(taken.get().fencingToken()));
+    }
+
+    /** Whether the condition holds within 5 s. */
+    private static boolean eventually(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (System.nanoTime() - end < 0) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            Thread.sleep(10);
+        }
+        return condition.getAsBoolean();
     }
 
     private LockClient client(Duration lease) {
