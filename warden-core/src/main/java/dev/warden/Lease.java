@@ -31,7 +31,10 @@ public interface Lease extends AutoCloseable {
      * lease that took the lock over from another lease of its client, without a request, gets its token on the
      * first call too, above the other lease's.
      *
-     * @return a positive token, the same on every call
+     * <p>The lease of a read lock ({@link DistributedReadWriteLock}) has the last writer's token instead, 0 if none
+     * is known; a semaphore's permit lease has a token of its own, as a lock's holder has.
+     *
+     * @return a positive token (a read lease's may be 0), the same on every call
      * @throws LeaseLostException if the token had to be issued and the lease is no longer held
      * @throws IllegalStateException if the token had to be issued and the lease was released
      * @throws LockException if the token had to be issued and Redis failed to answer
