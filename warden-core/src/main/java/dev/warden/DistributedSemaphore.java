@@ -138,4 +138,20 @@ public interface DistributedSemaphore {
      * @throws LockException if Redis fails
      */
     OptionalLong forceRelease();
+
+    /**
+     * Returns this semaphore with another replica policy, as {@link DistributedLock#withReplicaAcks} does for a lock:
+     * every grant and renewal must be acknowledged by {@code replicas} replicas within {@code timeout}, or the grant
+     * is undone and fails with {@link LockReplicationException}. A grant made by another client's release costs the
+     * waiter one more request, which confirms it with {@code WAIT}.
+     *
+     * @param replicas how many replicas must acknowledge, 0 or more
+     * @param timeout  how long to wait for them; shorter than the client's command timeout
+     * @return the semaphore with that policy
+     * @throws NullPointerException          if {@code timeout} is null
+     * @throws IllegalArgumentException      if {@code replicas} is negative, or {@code timeout} is not positive or
+     *                                       not shorter than the command timeout
+     * @throws UnsupportedOperationException on a cluster
+     */
+    DistributedSemaphore withReplicaAcks(int replicas, Duration timeout);
 }

@@ -15,8 +15,17 @@ final class RedisSemaphore implements DistributedSemaphore {
     private final int permits;
 
     RedisSemaphore(RedisLockClient client, String name, int permits) {
-        this.share = new ShareLock(client, name, ShareKeys.Kind.SEMAPHORE, permits);
+        this(new ShareLock(client, name, ShareKeys.Kind.SEMAPHORE, permits), permits);
+    }
+
+    private RedisSemaphore(ShareLock share, int permits) {
+        this.share = share;
         this.permits = permits;
+    }
+
+    @Override
+    public DistributedSemaphore withReplicaAcks(int replicas, Duration timeout) {
+        return new RedisSemaphore(share.withReplicas(replicas, timeout), permits);
     }
 
     @Override

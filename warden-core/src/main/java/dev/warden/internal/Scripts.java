@@ -294,7 +294,8 @@ final class Scripts {
                 RETENTION, keys.channel(), message, publish).thenApply(Replies::forceReleased);
     }
 
-    private <T> CompletableFuture<Acked<T>> runAcked(Script script, ScriptOutputType type, String[] keys,
+    /** Runs a script as {@link #run} does, followed on the acknowledgement connection by {@code WAIT}. */
+    <T> CompletableFuture<Acked<T>> runAcked(Script script, ScriptOutputType type, String[] keys,
                                                      Replicas replicas, String... args) {
         RedisClusterAsyncCommands<String, String> commands = link.ackCommands();
         // Sent back to back on one connection: WAIT counts the acknowledgements of the script's writes.

@@ -7,6 +7,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.Lease;
+import dev.warden.LockReplicationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -131,7 +132,7 @@ final class ShareAcquisition implements Notifier.Waiter {
                     if (error != null) {
                         fail(error);
                     } else if (reply instanceof Replies.Acquired acquired) {
-                        grant(acquired.fence(), sentAt, acquired.grantedMillis());
+                        granted(acquired.fence(), sentAt, acquired.grantedMillis());
                     } else {
                         onHeld(((Replies.Held) reply).holderTtlMillis());
                     }
@@ -188,8 +189,49 @@ final class ShareAcquisition implements Notifier.Waiter {
         return Math.max(delay, 0);
     }
 
+    /**
+     * The permits are this token's, by its try or a release's grant. Where replicas must acknowledge, one more
+     * request (a write to the share, then {@code WAIT}) makes sure they have the grant before the lease counts: a
+     * grant by another client's release was not acknowledged, and a try that found the grant made wrote nothing.
+     */
+    private void granted(long fence, long sentAt, long grantedMillis) {
+        Replicas replicas = share.replicas();
+        if (!replicas.required()) {
+            grant(fence, sentAt, grantedMillis, 0);
+            return;
+        }
+        // Off the connection's I/O thread, where this may run: the first request on the acknowledgement connection
+        // opens it, which waits for that thread.
+        client.scheduler().execute(() -> confirm(fence, sentAt, grantedMillis, replicas));
+    }
+
+    /** Confirms a grant with the replicas' acknowledgements, then makes the lease; see {@link #granted}. */
+    private void confirm(long fence, long sentAt, long grantedMillis, Replicas replicas) {
+        client.inFlight().send(InFlight.Kind.WORK, () -> client.shareScripts().expire(share.keys(), token,
+                grantedMillis, replicas), (acked, error) -> {
+                    if (error != null) {
+                        fail(error);
+                    } else if (!acked.reply()) {
+                        // Ended or forced out before it was confirmed: it was never this caller's; try again.
+                        synchronized (this) {
+                            if (phase == Phase.TRYING) {
+                                phase = Phase.IDLE;
+                            }
+                        }
+                        wake();
+                    } else if (acked.acks() < replicas.count()) {
+                        result.completeExceptionally(new LockReplicationException(share.describe("acquire")
+                                + ": granted but acknowledged by " + acked.acks() + " of " + replicas.count()
+                                + " replicas within " + replicas.timeoutMillis() + " ms; released again",
+                                (int) acked.acks(), replicas.count()));
+                    } else {
+                        grant(fence, sentAt, grantedMillis, (int) acked.acks());
+                    }
+                }, this::fail);
+    }
+
     /** Makes the lease, once, and hands it to the caller; a grant after the acquisition ended is given back. */
-    private void grant(long fence, long sentAt, long grantedMillis) {
+    private void grant(long fence, long sentAt, long grantedMillis, int acks) {
         synchronized (this) {
             if (phase == Phase.GRANTED || result.isDone()) {
                 // Over already: the release sent when it ended gives these permits back.
@@ -199,7 +241,7 @@ final class ShareAcquisition implements Notifier.Waiter {
             cancelTimer();
         }
         ShareLease lease = new ShareLease(share, token, fence, permits, leaseMillis, renewing, sentAt,
-                grantedMillis, owner);
+                grantedMillis, owner, acks);
         client.shareWatchdog().register(lease);
         if (share.kind() == ShareKeys.Kind.READ_WRITE) {
             client.threadShares().add(lease);
@@ -275,7 +317,7 @@ final class ShareAcquisition implements Notifier.Waiter {
             sentAt = known ? armSentAt[arm % ARMS_KEPT] : 0;
         }
         if (known) {
-            grant(fence, sentAt, grantMillis);
+            granted(fence, sentAt, grantMillis);
         } else {
             // Too old to date: the next try finds the permits lent to this token, with the lease left.
             wake();

@@ -19,14 +19,16 @@ final class ShareLease extends LeaseBase {
     private final long permits;
     /** The thread that acquired it: a read-write lock's downgrade and upgrade check are per thread. */
     private final Thread owner;
+    private final int acks;
 
     /**
      * @param sentAt        when a request was sent that the grant came after: the lease started no earlier
      * @param grantedMillis the lease the grant set (a short first lease for a waiter, which renewals extend)
      */
     ShareLease(ShareLock share, String token, long fence, long permits, long leaseMillis, boolean renewing,
-               long sentAt, long grantedMillis, Thread owner) {
+               long sentAt, long grantedMillis, Thread owner, int acks) {
         super(leaseMillis, renewing, sentAt, grantedMillis);
+        this.acks = acks;
         this.share = share;
         this.token = token;
         this.fence = fence;
@@ -40,6 +42,10 @@ final class ShareLease extends LeaseBase {
 
     Thread owner() {
         return owner;
+    }
+
+    Replicas replicas() {
+        return share.replicas();
     }
 
     /** @return whether it holds the whole capacity: a read-write lock's writer */
@@ -79,7 +85,7 @@ final class ShareLease extends LeaseBase {
 
     @Override
     public int acknowledgements() {
-        return 0;
+        return acks;
     }
 
     @Override
@@ -96,7 +102,7 @@ final class ShareLease extends LeaseBase {
     @Override
     CompletableFuture<Boolean> expireRequest(long millis, String operation) {
         return share.client().inFlight().track(InFlight.Kind.WORK,
-                () -> share.client().shareScripts().expire(share.keys(), token, millis));
+                () -> share.expire(token, millis));
     }
 
     @Override
@@ -112,7 +118,7 @@ final class ShareLease extends LeaseBase {
                 return CompletableFuture.completedFuture(false);
             }
             forget();
-            return finishRelease(() -> share.client().shareScripts().expire(share.keys(), token, keepMillis),
+            return finishRelease(() -> share.expire(token, keepMillis),
                     "it was found ended or forced out on release");
         });
     }

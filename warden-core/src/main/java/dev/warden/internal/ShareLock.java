@@ -20,13 +20,40 @@ final class ShareLock {
     private final ShareKeys keys;
     private final ShareKeys.Kind kind;
     private final long capacity;
+    private final Replicas replicas;
 
+    /** A shared lock with the client's replica policy. */
     ShareLock(RedisLockClient client, String name, ShareKeys.Kind kind, long capacity) {
+        this(client, name, kind, capacity, Replicas.of(client.config().replicaAcks(),
+                client.config().replicaAckTimeout()));
+    }
+
+    private ShareLock(RedisLockClient client, String name, ShareKeys.Kind kind, long capacity, Replicas replicas) {
         this.client = client;
         this.name = name;
         this.kind = kind;
         this.capacity = capacity;
+        this.replicas = replicas;
         this.keys = ShareKeys.of(client.config().keyPrefix(), name, kind);
+    }
+
+    /**
+     * This lock with another replica policy.
+     *
+     * @throws UnsupportedOperationException with replicas on a cluster, whose masters' replicas {@code WAIT} cannot
+     *                                       count from one connection
+     */
+    ShareLock withReplicas(int count, java.time.Duration timeout) {
+        Require.replicaAcks(count, timeout, client.config().commandTimeout());
+        if (client.cluster() && count > 0) {
+            throw new UnsupportedOperationException("replica acknowledgements are not supported with a cluster");
+        }
+        return new ShareLock(client, name, kind, capacity, Replicas.of(count, timeout));
+    }
+
+    /** @return how many replicas must acknowledge this lock's grants and renewals */
+    Replicas replicas() {
+        return replicas;
     }
 
     String name() {
@@ -71,6 +98,23 @@ final class ShareLock {
     /** Releases the token's share (or takes a waiter that gave up out of the queue); answers whether it held one. */
     CompletableFuture<Boolean> release(String token) {
         return client.shareScripts().release(keys, kind, token);
+    }
+
+    /**
+     * Sets the end of the token's share to {@code millis} from now; false if it holds none. Where replicas must
+     * acknowledge, a change too few acknowledged fails with {@link dev.warden.LockReplicationException}.
+     */
+    CompletableFuture<Boolean> expire(String token, long millis) {
+        if (!replicas.required()) {
+            return client.shareScripts().expire(keys, token, millis);
+        }
+        return client.shareScripts().expire(keys, token, millis, replicas).thenApply(acked -> {
+            if (acked.acks() < replicas.count()) {
+                throw new dev.warden.LockReplicationException("expiry change acknowledged by " + acked.acks()
+                        + " of " + replicas.count() + " replicas", (int) acked.acks(), replicas.count());
+            }
+            return acked.reply();
+        });
     }
 
     CompletableFuture<Replies.ShareState> inspectRequest() {

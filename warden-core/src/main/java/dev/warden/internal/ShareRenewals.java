@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
+import dev.warden.LockReplicationException;
+
 /** Renewals of one deployment's shares (semaphore permits, read and write leases): one script call per batch. */
 final class ShareRenewals implements Watchdog.Renewals<ShareLease> {
     private final ShareScripts scripts;
@@ -20,21 +22,31 @@ final class ShareRenewals implements Watchdog.Renewals<ShareLease> {
         this.bySlot = bySlot;
     }
 
+    /** Same replica policy, and same slot in a cluster. */
     @Override
     public Collection<List<ShareLease>> groups(List<ShareLease> due) {
-        if (!bySlot) {
+        if (!bySlot && due.stream().allMatch(lease -> !lease.replicas().required())) {
             return List.of(due);
         }
-        Map<Integer, List<ShareLease>> groups = new HashMap<>();
+        Map<Object, List<ShareLease>> groups = new HashMap<>();
         for (ShareLease lease : due) {
-            groups.computeIfAbsent(SlotHash.getSlot(lease.shareKeys().state()), slot -> new ArrayList<>()).add(lease);
+            Object key = bySlot ? SlotHash.getSlot(lease.shareKeys().state()) : lease.replicas();
+            groups.computeIfAbsent(key, k -> new ArrayList<>()).add(lease);
         }
         return groups.values();
     }
 
+    /** A renewal too few replicas acknowledged does not count: a failover then would bring back the older end. */
     @Override
     public CompletableFuture<Watchdog.Verdict[]> renew(List<ShareLease> batch) {
-        return scripts.renew(batch).thenApply(RedisRenewals::verdicts);
+        Replicas replicas = batch.get(0).replicas();
+        return scripts.renew(batch, replicas).thenApply(acked -> {
+            if (acked.acks() < replicas.count()) {
+                throw new LockReplicationException("renewal acknowledged by " + acked.acks() + " of "
+                        + replicas.count() + " replicas", (int) acked.acks(), replicas.count());
+            }
+            return RedisRenewals.verdicts(acked.reply());
+        });
     }
 
     @Override

@@ -73,6 +73,11 @@ final class ShareScripts {
 
     /** Answers, per lease, whether it was renewed for its lease ms. */
     CompletableFuture<boolean[]> renew(List<ShareLease> batch) {
+        return renew(batch, Replicas.NONE).thenApply(Acked::reply);
+    }
+
+    /** As {@link #renew(List)}, followed by {@code WAIT} where {@code replicas} are required. */
+    CompletableFuture<Acked<boolean[]>> renew(List<ShareLease> batch, Replicas replicas) {
         String[] keys = new String[batch.size() * 2];
         String[] args = new String[batch.size() * 2 + 1];
         for (int i = 0; i < batch.size(); i++) {
@@ -83,8 +88,13 @@ final class ShareScripts {
             args[2 * i + 1] = Long.toString(lease.leaseMillis);
         }
         args[args.length - 1] = RETENTION;
+        if (replicas.required()) {
+            return scripts.<List<Object>>runAcked(RENEW, ScriptOutputType.MULTI, keys, replicas, args)
+                    .thenApply(acked -> new Acked<>(Replies.renewed("share-renew", acked.reply(), batch.size()),
+                            acked.acks()));
+        }
         return scripts.<List<Object>>run(RENEW, ScriptOutputType.MULTI, keys, args)
-                .thenApply(reply -> Replies.renewed("share-renew", reply, batch.size()));
+                .thenApply(reply -> new Acked<>(Replies.renewed("share-renew", reply, batch.size()), 0));
     }
 
     /** Sets the end of one share's lease to {@code millis} from now; false if the token holds no share. */
@@ -92,6 +102,17 @@ final class ShareScripts {
         return scripts.<List<Object>>run(RENEW, ScriptOutputType.MULTI, new String[] {keys.state(), keys.holders()},
                 token, Long.toString(millis), RETENTION)
                 .thenApply(reply -> Replies.renewed("share-renew", reply, 1)[0]);
+    }
+
+    /**
+     * {@link #expire} followed by {@code WAIT}: its write (the keys' expiry, which always replicates) comes after every
+     * earlier write to the share, a grant by another client's release included, so the acknowledgements count for
+     * those too.
+     */
+    CompletableFuture<Acked<Boolean>> expire(ShareKeys keys, String token, long millis, Replicas replicas) {
+        return scripts.<List<Object>>runAcked(RENEW, ScriptOutputType.MULTI,
+                new String[] {keys.state(), keys.holders()}, replicas, token, Long.toString(millis), RETENTION)
+                .thenApply(acked -> new Acked<>(Replies.renewed("share-renew", acked.reply(), 1)[0], acked.acks()));
     }
 
     CompletableFuture<Replies.ShareState> inspect(ShareKeys keys) {

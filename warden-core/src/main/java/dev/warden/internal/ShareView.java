@@ -131,12 +131,7 @@ final class ShareView extends LockBase {
 
     @Override
     public DistributedLock withReplicaAcks(int replicas, Duration timeout) {
-        Require.replicaAcks(replicas, timeout, share.client().config().commandTimeout());
-        if (replicas > 0) {
-            throw new UnsupportedOperationException("replica acknowledgements are not supported for "
-                    + role.label + "s");
-        }
-        return this;
+        return new ShareView(share.withReplicas(replicas, timeout), permits, role);
     }
 
     @Override

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.warden.DistributedLock;
+import dev.warden.DistributedSemaphore;
 import dev.warden.Lease;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
@@ -142,6 +143,54 @@ class ReplicaAcksTest {
         DistributedLock lock = client(master, b -> b.commandTimeout(Duration.ofSeconds(1))).lock("x");
         assertThatThrownBy(() -> lock.withReplicaAcks(1, Duration.ofSeconds(2)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("shorter than the command timeout");
+    }
+
+    @Test
+    void acknowledgedPermitsAndWriteLocksSurviveFailover() {
+        LockClient client = client(master, b -> b.replicaAcks(1, Duration.ofMillis(500)));
+        Lease permits = client.semaphore("exports", 2).tryAcquire(2).orElseThrow();
+        Lease write = client.readWriteLock("prices").writeLock().tryAcquire().orElseThrow();
+        assertThat(permits.acknowledgements()).isEqualTo(1);
+        assertThat(write.acknowledgements()).isEqualTo(1);
+
+        master.kill();
+        replica.call("REPLICAOF", "NO", "ONE");
+
+        LockClient promoted = client(replica, b -> { });
+        assertThat(promoted.semaphore("exports", 2).tryAcquire(1)).isEmpty();
+        assertThat(promoted.readWriteLock("prices").readLock().tryAcquire()).isEmpty();
+        assertThat(promoted.readWriteLock("prices").inspect().lastFencingToken()).isEqualTo(write.fencingToken());
+    }
+
+    @Test
+    void aGrantByAnotherClientsReleaseIsConfirmedByTheReplicasBeforeItCounts() throws Exception {
+        LockClient holder = client(master, b -> b.replicaAcks(1, Duration.ofMillis(500)));
+        LockClient waiter = client(master, b -> b.replicaAcks(1, Duration.ofMillis(500)));
+        Lease write = holder.readWriteLock("prices").writeLock().tryAcquire().orElseThrow();
+        var read = waiter.readWriteLock("prices").readLock().tryAcquireAsync(Duration.ofSeconds(10));
+        Thread.sleep(300);
+        write.release();
+        Lease granted = read.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertThat(granted.acknowledgements()).isEqualTo(1);
+    }
+
+    @Test
+    void tooFewAcknowledgementsOfPermitsFailClosedAndGiveThemBack() throws Exception {
+        LockClient client = client(master, b -> { });
+        DistributedSemaphore semaphore = client.semaphore("exports", 2).withReplicaAcks(1, Duration.ofMillis(200));
+        replica.pause();
+        try {
+            assertThatThrownBy(() -> semaphore.tryAcquire(2)).isInstanceOf(LockReplicationException.class)
+                    .hasMessageContaining("acknowledged by 0 of 1 replicas");
+        } finally {
+            replica.resume();
+        }
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (semaphore.available() != 2 && System.nanoTime() - end < 0) {
+            Thread.sleep(10);
+        }
+        assertThat(semaphore.available()).isEqualTo(2);
+        assertThat(semaphore.tryAcquire(2).orElseThrow().acknowledgements()).isEqualTo(1);
     }
 
     private LockClient client(RedisServer server, java.util.function.Consumer<LockConfig.Builder> settings) {
