@@ -171,6 +171,11 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         return listened(keys, queued) != null;
     }
 
+    /** Marks the state of a channel if this client listens on it and it is subscribed now, else returns null. */
+    Mark mark(String channel) {
+        return channels.isEmpty() || !channels.containsKey(channel) ? null : markSubscribed(channel);
+    }
+
     /** Marks the state of the lock's channel (see {@link #channel}) if it is subscribed now, else returns null. */
     Mark mark(LockKeys keys, boolean queued) {
         String channel = listened(keys, queued);

@@ -70,6 +70,8 @@ final class ShareAcquisition implements Notifier.Waiter {
     private final long[] armSentAt = new long[ARMS_KEPT];
     /** Tries sent so far. Guarded by this. */
     private int arms;
+    /** The grant channel's state when the last try was sent, to tell whether a grant can have been missed. */
+    private Notifier.Mark markAtSend;
 
     /**
      * @param waitNanos 0 for one try, negative for no limit
@@ -124,6 +126,7 @@ final class ShareAcquisition implements Notifier.Waiter {
             sentAt = client.ticker().read();
             arm = arms++;
             armSentAt[arm % ARMS_KEPT] = sentAt;
+            markAtSend = waits ? client.notifier().mark(channel) : null;
         }
         result.due();
         client.inFlight().send(InFlight.Kind.WORK, () -> client.shareScripts().acquire(share.keys(), share.kind(),
@@ -148,6 +151,7 @@ final class ShareAcquisition implements Notifier.Waiter {
         }
         boolean join = false;
         boolean retry = false;
+        Notifier.Mark mark = null;
         synchronized (this) {
             if (result.isDone() || phase == Phase.GRANTED) {
                 return;
@@ -156,6 +160,7 @@ final class ShareAcquisition implements Notifier.Waiter {
             if (!joined) {
                 joined = true;
                 join = true;
+                mark = markAtSend;
             } else if (woken) {
                 retry = true;
             } else {
@@ -165,6 +170,12 @@ final class ShareAcquisition implements Notifier.Waiter {
         if (join) {
             watch.waiting();
             CompletableFuture<Void> subscription = client.notifier().join(channel, this);
+            if (client.notifier().unbroken(channel, mark)) {
+                // Subscribed without a break since before the try was sent: a grant made after it reaches this
+                // waiter by its token, so wait rather than try again.
+                waitForGrant(firstEndMillis);
+                return;
+            }
             // Grants published before the subscription were missed; Redis remembers them, and the next try finds
             // the permits lent to this token.
             client.inFlight().send(InFlight.Kind.WORK, () -> subscription, (ignored, e) -> {
@@ -175,6 +186,23 @@ final class ShareAcquisition implements Notifier.Waiter {
                 }
             }, this::fail);
         } else if (retry) {
+            wake();
+        }
+    }
+
+    /** After joining a channel that missed nothing: wait like any waiter, unless a wake came meanwhile. */
+    private void waitForGrant(long firstEndMillis) {
+        boolean retry;
+        synchronized (this) {
+            if (result.isDone() || phase != Phase.IDLE) {
+                return;
+            }
+            retry = woken;
+            if (!retry) {
+                timer = client.scheduler().schedule(this::wake, delay(firstEndMillis), TimeUnit.NANOSECONDS);
+            }
+        }
+        if (retry) {
             wake();
         }
     }

@@ -1,10 +1,15 @@
 package dev.warden.micrometer;
 
 import dev.warden.DistributedLock;
+import dev.warden.DistributedReadWriteLock;
+import dev.warden.DistributedSemaphore;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
+import dev.warden.ReadWriteLockInfo;
 import io.micrometer.observation.ObservationRegistry;
+import java.util.Collection;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
@@ -20,7 +25,8 @@ import java.util.function.Function;
  * <p>Key values: {@code lock} (low cardinality; the name, mapped as {@link #wrap(LockClient, ObservationRegistry,
  * Function)} says), {@code outcome} ({@code acquired}, {@code not_acquired}, {@code failed}), and
  * {@code lock.name} (high cardinality: the name itself). A failed call's exception is the observation's error.
- * {@link DistributedLock#asLock()} views are not observed.
+ * {@link DistributedLock#asLock()} views are not observed, nor are semaphores; the halves of a read-write lock and
+ * multi-locks are.
  */
 public final class ObservedLocks {
     private ObservedLocks() {
@@ -54,6 +60,52 @@ public final class ObservedLocks {
             @Override
             public DistributedLock lock(String name) {
                 return new ObservedLock(client.lock(name), registry, lockTag);
+            }
+
+            /** Both halves observed, as locks are. */
+            @Override
+            public DistributedReadWriteLock readWriteLock(String name) {
+                DistributedReadWriteLock lock = client.readWriteLock(name);
+                DistributedLock read = new ObservedLock(lock.readLock(), registry, lockTag);
+                DistributedLock write = new ObservedLock(lock.writeLock(), registry, lockTag);
+                return new DistributedReadWriteLock() {
+                    @Override
+                    public String name() {
+                        return lock.name();
+                    }
+
+                    @Override
+                    public DistributedLock readLock() {
+                        return read;
+                    }
+
+                    @Override
+                    public DistributedLock writeLock() {
+                        return write;
+                    }
+
+                    @Override
+                    public ReadWriteLockInfo inspect() {
+                        return lock.inspect();
+                    }
+
+                    @Override
+                    public CompletableFuture<ReadWriteLockInfo> inspectAsync() {
+                        return lock.inspectAsync();
+                    }
+                };
+            }
+
+            /** Not observed: given as the wrapped client gives it. */
+            @Override
+            public DistributedSemaphore semaphore(String name, int permits) {
+                return client.semaphore(name, permits);
+            }
+
+            /** Observed as one lock, named by its locks' names joined with commas. */
+            @Override
+            public DistributedLock multiLock(Collection<String> names) {
+                return new ObservedLock(client.multiLock(names), registry, lockTag);
             }
 
             @Override
