@@ -1,6 +1,8 @@
 package dev.warden.micrometer;
 
 import dev.warden.DistributedLock;
+import dev.warden.DistributedReadWriteLock;
+import dev.warden.DistributedSemaphore;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
 import io.micrometer.observation.ObservationRegistry;
@@ -20,7 +22,8 @@ import java.util.function.Function;
  * <p>Key values: {@code lock} (low cardinality; the name, mapped as {@link #wrap(LockClient, ObservationRegistry,
  * Function)} says), {@code outcome} ({@code acquired}, {@code not_acquired}, {@code failed}), and
  * {@code lock.name} (high cardinality: the name itself). A failed call's exception is the observation's error.
- * {@link DistributedLock#asLock()} views are not observed.
+ * {@link DistributedLock#asLock()} views are not observed, nor are read-write locks and semaphores, which the
+ * wrapped client gives as they are.
  */
 public final class ObservedLocks {
     private ObservedLocks() {
@@ -54,6 +57,18 @@ public final class ObservedLocks {
             @Override
             public DistributedLock lock(String name) {
                 return new ObservedLock(client.lock(name), registry, lockTag);
+            }
+
+            /** Not observed: passed to the wrapped client. */
+            @Override
+            public DistributedReadWriteLock readWriteLock(String name) {
+                return client.readWriteLock(name);
+            }
+
+            /** Not observed: passed to the wrapped client. */
+            @Override
+            public DistributedSemaphore semaphore(String name, int permits) {
+                return client.semaphore(name, permits);
             }
 
             @Override
