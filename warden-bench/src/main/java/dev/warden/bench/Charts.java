@@ -27,7 +27,7 @@ final class Charts {
      * @return the SVG document, or null if no contender ran the scenario
      */
     static String svg(Bench.Results results, Scenario scenario, List<String> contenders, String footer) {
-        String latency = scenario.shared ? "wait p99 us" : "pair p99 us";
+        String latency = scenario.latencyFigure();
         List<String> names = new ArrayList<>();
         for (String contender : contenders) {
             if (!Double.isNaN(results.median(scenario, contender, "ops/s"))) {
@@ -45,9 +45,10 @@ final class Charts {
         svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>%n", width, height));
         svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">%s: %s"
                 + "</text>%n", scenario, escape(scenario.description)));
-        panel(svg, results, scenario, names, "ops/s", scenario.shared ? "handoffs/s (higher is better)"
+        panel(svg, results, scenario, names, "ops/s", scenario.kind != Scenario.Kind.LOCK
+                ? "acquisitions/s (higher is better)" : scenario.shared ? "handoffs/s (higher is better)"
                 : "lock+unlock ops/s (higher is better)", LABEL);
-        panel(svg, results, scenario, names, latency, (scenario.shared ? "wait" : "pair") + " p99, ms (lower is better)",
+        panel(svg, results, scenario, names, latency, latency.replace(" us", "") + ", ms (lower is better)",
                 LABEL + PANEL + GAP);
         for (int i = 0; i < names.size(); i++) {
             svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\"%s>%s</text>%n",
