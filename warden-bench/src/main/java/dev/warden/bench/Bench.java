@@ -26,8 +26,10 @@ import java.util.concurrent.TimeUnit;
  * plain table and a JSON file.
  *
  * <p>Options: {@code --seconds N} per scenario and round (1), {@code --rounds N} (3), {@code --warmup N} seconds
- * of untimed load before each contender's first run (3), {@code --scenarios S1,S2,S3,S4,S3C,S4C},
- * {@code --contenders warden,floor,redisson,redisson-fair}, {@code --resources S5,S6} (a blank value for none),
+ * of untimed load before each contender's first run (3), {@code --scenarios S1,S2,S3,S4,S3C,S4C} (S10 and S11,
+ * the read-write lock and the semaphore, only when named), {@code --contenders warden,floor,redisson,redisson-fair}
+ * ({@code redisson-expirable}, Redisson's RPermitExpirableSemaphore in S11, only when named),
+ * {@code --resources S5,S6} (a blank value for none),
  * {@code --s5-seconds N} how long S5 holds its leases (15), {@code --s5-leases N} (10000), {@code --s6-locks N}
  * (100000), {@code --out DIR} (bench-results), {@code --redis URI} (default: a redis-server started here).
  */
@@ -155,14 +157,26 @@ public final class Bench {
      * run ten times as many calls in the same time. With 1 s of S3C, Warden's fair mode and Redisson still ran their
      * first two S3C rounds at 55-65 % of the rate of their later ones, and the raw floor, whose path S2 and S3
      * already run, at 85-93 % (docs/bench/README.md has the runs).
+     *
+     * <p>The read-write lock and the semaphore run other code than the lock: the run's scenarios of those kinds
+     * (S10, S11) are warmed up themselves, sharing {@code warmup} equally, or half of it when the run also has lock
+     * scenarios.
      */
     private static void warmUp(Fork fork, Duration warmup, List<Scenario> scenarios) throws Exception {
-        boolean betweenClients = scenarios.stream().anyMatch(scenario -> scenario.clientPerThread);
-        Duration each = betweenClients ? warmup.dividedBy(6) : warmup.dividedBy(2);
-        withOpened(fork, Scenario.S2, () -> fork.run(each, "warmup:"));
-        withOpened(fork, Scenario.S3, () -> fork.run(each, "warmup:"));
-        if (betweenClients) {
-            withOpened(fork, Scenario.S3C, () -> fork.run(warmup.minus(each.multipliedBy(2)), "warmup:"));
+        List<Scenario> others = scenarios.stream().filter(scenario -> scenario.kind != Scenario.Kind.LOCK).toList();
+        Duration forLocks = others.isEmpty() ? warmup
+                : others.size() == scenarios.size() ? Duration.ZERO : warmup.dividedBy(2);
+        if (!forLocks.isZero()) {
+            boolean betweenClients = scenarios.stream().anyMatch(scenario -> scenario.clientPerThread);
+            Duration each = betweenClients ? forLocks.dividedBy(6) : forLocks.dividedBy(2);
+            withOpened(fork, Scenario.S2, () -> fork.run(each, "warmup:"));
+            withOpened(fork, Scenario.S3, () -> fork.run(each, "warmup:"));
+            if (betweenClients) {
+                withOpened(fork, Scenario.S3C, () -> fork.run(forLocks.minus(each.multipliedBy(2)), "warmup:"));
+            }
+        }
+        for (Scenario other : others) {
+            withOpened(fork, other, () -> fork.run(warmup.minus(forLocks).dividedBy(others.size()), "warmup:"));
         }
         System.err.printf("warm-up %s done%n", fork);
     }
@@ -392,7 +406,8 @@ public final class Bench {
                 out.append(String.format(Locale.ROOT, "%n%s: %s (median of rounds)%n", scenario,
                         scenario.description));
                 out.append(String.format(Locale.ROOT, "  %-18s", "figure"));
-                contenders.forEach(c -> out.append(String.format(Locale.ROOT, "%15s", c)));
+                // Columns of 15, wider for a longer name, such as redisson-expirable.
+                contenders.forEach(c -> out.append(String.format(Locale.ROOT, "%" + column(c) + "s", c)));
                 out.append('\n');
                 List<String> figures = new ArrayList<>(figures(scenario));
                 figures.add("requests/op");
@@ -401,15 +416,16 @@ public final class Bench {
                     for (String contender : contenders) {
                         double value = figure.equals("requests/op") ? requestsPerOp(scenario, contender)
                                 : median(scenario, contender, figure);
-                        out.append(String.format(Locale.ROOT, value >= 100 ? "%15.0f" : "%15.2f", value));
+                        String width = "%" + column(contender);
+                        out.append(Double.isNaN(value) ? String.format(Locale.ROOT, width + "s", "n/a")
+                                : String.format(Locale.ROOT, width + (value >= 100 ? ".0f" : ".2f"), value));
                     }
                     out.append('\n');
                 }
                 if (contenders.contains("warden")) {
                     for (String other : contenders) {
                         if (!other.equals("warden")) {
-                            out.append(String.format(Locale.ROOT, "  warden / %-13s ops/s ratio %.2f%n", other,
-                                    median(scenario, "warden", "ops/s") / median(scenario, other, "ops/s")));
+                            ratios(out, scenario, other);
                         }
                     }
                 }
@@ -432,6 +448,29 @@ public final class Bench {
                 }
             }
             return out.toString();
+        }
+
+        /**
+         * Warden's throughput over another contender's; for the read-write lock and the semaphore also the ratios
+         * of their targets (issue #26): the wait of {@link Scenario#latencyFigure()} and the requests per
+         * acquisition. "n/a" where the other takes no part.
+         */
+        private void ratios(StringBuilder out, Scenario scenario, String other) {
+            boolean absent = Double.isNaN(median(scenario, other, "ops/s"));
+            List<String> figures = scenario.kind == Scenario.Kind.LOCK || absent ? List.of("ops/s")
+                    : List.of("ops/s", scenario.latencyFigure(), "requests/op");
+            for (String figure : figures) {
+                double ratio = figure.equals("requests/op")
+                        ? requestsPerOp(scenario, "warden") / requestsPerOp(scenario, other)
+                        : median(scenario, "warden", figure) / median(scenario, other, figure);
+                out.append(String.format(Locale.ROOT, "  warden / %-13s %s ratio %s%n", other, figure,
+                        Double.isNaN(ratio) ? "n/a" : String.format(Locale.ROOT, "%.2f", ratio)));
+            }
+        }
+
+        /** The width of a contender's column in the table: 15, or one more than a longer name. */
+        private static int column(String contender) {
+            return Math.max(15, contender.length() + 1);
         }
 
         String json(String uri, RedisServer server, Duration seconds, int roundCount) {

@@ -10,7 +10,10 @@ import java.util.Locale;
  * docs/bench can embed it and no plotting library is needed.
  */
 final class Charts {
+    /** The width of the names' column, widened for a longer name (such as redisson-expirable). */
     private static final int LABEL = 120;
+    /** About the width of a character of a name, for widening the names' column. */
+    private static final int CHAR = 7;
     private static final int PANEL = 300;
     private static final int GAP = 40;
     private static final int BAR = 18;
@@ -27,7 +30,7 @@ final class Charts {
      * @return the SVG document, or null if no contender ran the scenario
      */
     static String svg(Bench.Results results, Scenario scenario, List<String> contenders, String footer) {
-        String latency = scenario.shared ? "wait p99 us" : "pair p99 us";
+        String latency = scenario.latencyFigure();
         List<String> names = new ArrayList<>();
         for (String contender : contenders) {
             if (!Double.isNaN(results.median(scenario, contender, "ops/s"))) {
@@ -37,7 +40,8 @@ final class Charts {
         if (names.isEmpty()) {
             return null;
         }
-        int width = LABEL + 2 * PANEL + GAP + 20;
+        int label = Math.max(LABEL, 16 + CHAR * names.stream().mapToInt(String::length).max().orElse(0));
+        int width = label + 2 * PANEL + GAP + 20;
         int height = TOP + names.size() * ROW + 40;
         StringBuilder svg = new StringBuilder();
         svg.append(String.format(Locale.ROOT, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
@@ -45,13 +49,14 @@ final class Charts {
         svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>%n", width, height));
         svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">%s: %s"
                 + "</text>%n", scenario, escape(scenario.description)));
-        panel(svg, results, scenario, names, "ops/s", scenario.shared ? "handoffs/s (higher is better)"
-                : "lock+unlock ops/s (higher is better)", LABEL);
-        panel(svg, results, scenario, names, latency, (scenario.shared ? "wait" : "pair") + " p99, ms (lower is better)",
-                LABEL + PANEL + GAP);
+        panel(svg, results, scenario, names, "ops/s", scenario.kind != Scenario.Kind.LOCK
+                ? "acquisitions/s (higher is better)" : scenario.shared ? "handoffs/s (higher is better)"
+                : "lock+unlock ops/s (higher is better)", label);
+        panel(svg, results, scenario, names, latency, latency.replace(" us", "") + ", ms (lower is better)",
+                label + PANEL + GAP);
         for (int i = 0; i < names.size(); i++) {
             svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\"%s>%s</text>%n",
-                    LABEL - 8, TOP + i * ROW + BAR - 4, names.get(i).equals("warden") ? " font-weight=\"bold\"" : "",
+                    label - 8, TOP + i * ROW + BAR - 4, names.get(i).equals("warden") ? " font-weight=\"bold\"" : "",
                     escape(names.get(i))));
         }
         svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"%d\" fill=\"#555\" font-size=\"10\">%s</text>%n",

@@ -13,12 +13,42 @@ interface Contender extends AutoCloseable {
     Release acquire(String key) throws Exception;
 
     /**
-     * @return whether it runs in the scenario: every lock does; a line that prices something rather than locks
-     *         across clients runs only where it measures what it prices (the PING line and the fenced floor where
-     *         nothing is shared, the PING handoff where one client's threads share a key)
+     * Acquires the read (shared) half of the read-write lock on {@code key}, waiting as long as it takes; for a
+     * contender that {@linkplain #takesPart takes part} in {@link Scenario.Kind#READ_WRITE} scenarios.
+     *
+     * @return what releases it
+     */
+    default Release acquireRead(String key) throws Exception {
+        throw new UnsupportedOperationException(name() + " has no read-write lock");
+    }
+
+    /**
+     * Acquires the write (exclusive) half of the read-write lock on {@code key}, waiting as long as it takes.
+     *
+     * @return what releases it
+     */
+    default Release acquireWrite(String key) throws Exception {
+        throw new UnsupportedOperationException(name() + " has no read-write lock");
+    }
+
+    /**
+     * Takes one permit of the semaphore of {@code permits} permits on {@code key}, waiting as long as it takes; for a
+     * contender that {@linkplain #takesPart takes part} in {@link Scenario.Kind#SEMAPHORE} scenarios.
+     *
+     * @return what gives the permit back
+     */
+    default Release acquirePermit(String key, int permits) throws Exception {
+        throw new UnsupportedOperationException(name() + " has no semaphore");
+    }
+
+    /**
+     * @return whether it runs in the scenario: every lock runs in every lock scenario, and only the contenders that
+     *         have a read-write lock or a semaphore in theirs; a line that prices something rather than locks across
+     *         clients runs only where it measures what it prices (the PING line and the fenced floor where nothing is
+     *         shared, the PING handoff where one client's threads share a lock)
      */
     default boolean takesPart(Scenario scenario) {
-        return true;
+        return scenario.kind == Scenario.Kind.LOCK;
     }
 
     /** @return whether it uses the bench's Redis, whose requests are counted; false for ZooKeeper */

@@ -16,6 +16,7 @@ import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -27,6 +28,8 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.retry.RetryOneTime;
 import org.redisson.Redisson;
 import org.redisson.api.RLock;
+import org.redisson.api.RPermitExpirableSemaphore;
+import org.redisson.api.RSemaphore;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -35,7 +38,8 @@ import org.springframework.integration.redis.util.RedisLockRegistry;
 
 /**
  * The contenders: Warden in its default and fair modes, the raw floor and the least a fenced lock can do,
- * Redisson's lock and fair lock, Spring Integration's RedisLockRegistry in its spin and pub/sub modes, Curator's
+ * Redisson's lock and fair lock (and, in the read-write and semaphore scenarios, its read-write lock, semaphore
+ * and semaphore of expirable permits), Spring Integration's RedisLockRegistry in its spin and pub/sub modes, Curator's
  * InterProcessMutex over an in-process ZooKeeper, a PING line and a PING handoff; and, to
  * price Warden's safer topologies against its single-server lock, {@code warden-wait} (one replica acknowledgement
  * per grant and renewal) and {@code warden-quorum} (a quorum of three servers); and to price observability,
@@ -43,6 +47,11 @@ import org.springframework.integration.redis.util.RedisLockRegistry;
  * {@code warden-metrics} (with {@code WardenMetrics} recording into a {@code SimpleMeterRegistry}).
  */
 final class Contenders {
+    /**
+     * The contenders of a run that names none. {@code redisson-expirable} runs only when named: it takes part in S11
+     * alone, and a fork skips a scenario only after opening its client, which for Redisson takes a second or more on
+     * a busy machine.
+     */
     static final List<String> NAMES = List.of("warden", "warden-fair", "floor", "floor-fenced", "redisson",
             "redisson-fair", "spring-spin", "spring-pubsub", "curator", "ping", "ping-handoff");
     static final List<String> TOPOLOGIES = List.of("warden-wait", "warden-quorum", "warden-noop", "warden-metrics");
@@ -78,8 +87,9 @@ final class Contenders {
                     uri, servers.quorumPeers().get(0), servers.quorumPeers().get(1)));
             case "floor" -> new FloorContender(uri);
             case "floor-fenced" -> new FencedFloorContender(uri);
-            case "redisson" -> new RedissonContender(uri, "redisson", client -> client::getLock);
-            case "redisson-fair" -> new RedissonContender(uri, "redisson-fair", client -> client::getFairLock);
+            case "redisson" -> new RedissonContender(uri, name, client -> client::getLock);
+            case "redisson-fair" -> new RedissonContender(uri, name, client -> client::getFairLock);
+            case "redisson-expirable" -> new RedissonContender(uri, name, null);
             case "spring-spin" -> new SpringContender(uri, name, RedisLockRegistry.RedisLockType.SPIN_LOCK);
             case "spring-pubsub" -> new SpringContender(uri, name, RedisLockRegistry.RedisLockType.PUB_SUB_LOCK);
             case "curator" -> new CuratorContender(servers.zookeeper());
@@ -89,7 +99,10 @@ final class Contenders {
         };
     }
 
-    /** Warden with its defaults: a 30 s lease renewed by the watchdog. */
+    /**
+     * Warden with its defaults: a 30 s lease renewed by the watchdog. Its read-write lock and semaphore run too, but
+     * not over a quorum, which has neither.
+     */
     static final class WardenContender implements Contender {
         private final String name;
         private final LockClient client;
@@ -108,6 +121,29 @@ final class Contenders {
         public Release acquire(String key) throws InterruptedException {
             Lease lease = client.lock(key).acquire();
             return lease::close;
+        }
+
+        @Override
+        public Release acquireRead(String key) throws InterruptedException {
+            Lease lease = client.readWriteLock(key).readLock().acquire();
+            return lease::close;
+        }
+
+        @Override
+        public Release acquireWrite(String key) throws InterruptedException {
+            Lease lease = client.readWriteLock(key).writeLock().acquire();
+            return lease::close;
+        }
+
+        @Override
+        public Release acquirePermit(String key, int permits) throws InterruptedException {
+            Lease lease = client.semaphore(key, permits).acquire(1);
+            return lease::close;
+        }
+
+        @Override
+        public boolean takesPart(Scenario scenario) {
+            return scenario.kind == Scenario.Kind.LOCK || client.config().topology() != LockConfig.Topology.QUORUM;
         }
 
         @Override
@@ -228,18 +264,26 @@ final class Contenders {
         }
     }
 
-    /** Redisson's RLock or fair lock, with its defaults (watchdog on). */
+    /**
+     * Redisson with its defaults (watchdog on): {@code redisson} with its RLock in the lock scenarios, its
+     * RReadWriteLock in the read-write one and its RSemaphore in the semaphore one; {@code redisson-fair} with its fair
+     * lock, in the lock scenarios only; {@code redisson-expirable} with its RPermitExpirableSemaphore, in the semaphore
+     * scenario only. A semaphore's permits are set once per name ({@code trySetPermits}), before its first acquire.
+     */
     static final class RedissonContender implements Contender {
         private final RedissonClient client;
         private final String name;
+        /** Null for {@code redisson-expirable}, which has semaphores only. */
         private final Function<String, RLock> locks;
+        /** Per semaphore name, what takes one permit and returns its release. */
+        private final Map<String, Callable<Release>> semaphores = new ConcurrentHashMap<>();
 
         RedissonContender(String uri, String name, Function<RedissonClient, Function<String, RLock>> kind) {
             Config config = new Config();
             config.useSingleServer().setAddress(uri);
             this.client = Redisson.create(config);
             this.name = name;
-            this.locks = kind.apply(client);
+            this.locks = kind == null ? null : kind.apply(client);
         }
 
         @Override
@@ -248,10 +292,59 @@ final class Contenders {
         }
 
         @Override
+        public boolean takesPart(Scenario scenario) {
+            return switch (scenario.kind) {
+                case LOCK -> locks != null;
+                case READ_WRITE -> name.equals("redisson");
+                case SEMAPHORE -> !name.equals("redisson-fair");
+            };
+        }
+
+        @Override
         public Release acquire(String key) {
-            RLock lock = locks.apply("bench:" + name + ":" + key);
+            RLock lock = locks.apply(key(key));
             lock.lock();
             return lock::unlock;
+        }
+
+        @Override
+        public Release acquireRead(String key) {
+            RLock lock = client.getReadWriteLock(key(key)).readLock();
+            lock.lock();
+            return lock::unlock;
+        }
+
+        @Override
+        public Release acquireWrite(String key) {
+            RLock lock = client.getReadWriteLock(key(key)).writeLock();
+            lock.lock();
+            return lock::unlock;
+        }
+
+        @Override
+        public Release acquirePermit(String key, int permits) throws Exception {
+            return semaphores.computeIfAbsent(key(key), semaphore -> semaphore(semaphore, permits)).call();
+        }
+
+        private Callable<Release> semaphore(String semaphore, int permits) {
+            if (locks == null) {
+                RPermitExpirableSemaphore expirable = client.getPermitExpirableSemaphore(semaphore);
+                expirable.trySetPermits(permits);
+                return () -> {
+                    String permit = expirable.acquire();
+                    return () -> expirable.release(permit);
+                };
+            }
+            RSemaphore plain = client.getSemaphore(semaphore);
+            plain.trySetPermits(permits);
+            return () -> {
+                plain.acquire();
+                return plain::release;
+            };
+        }
+
+        private String key(String key) {
+            return "bench:" + name + ":" + key;
         }
 
         @Override
@@ -389,7 +482,7 @@ final class Contenders {
 
         @Override
         public boolean takesPart(Scenario scenario) {
-            return scenario.shared && !scenario.clientPerThread;
+            return scenario.kind == Scenario.Kind.LOCK && scenario.shared && !scenario.clientPerThread;
         }
 
         @Override
