@@ -119,8 +119,9 @@ class MultiLockTest extends RedisTestSupport {
 
     @Test
     void aCancelledAcquireLeavesNothingHeld() throws Exception {
-        String a = uniqueName();
-        String b = uniqueName();
+        // Named so that a is taken first, then the acquire waits for b.
+        String a = "a-" + uniqueName();
+        String b = "b-" + uniqueName();
         Lease other = client().lock(b).tryAcquire().orElseThrow();
         CompletableFuture<Lease> waiting = client().multiLock(List.of(a, b)).acquireAsync(Duration.ofSeconds(30));
         assertThat(eventually(Duration.ofSeconds(5), () -> client().lock(a).isLocked())).isTrue();
@@ -129,6 +130,33 @@ class MultiLockTest extends RedisTestSupport {
         other.release();
         Thread.sleep(200);
         assertThat(client().lock(b).isLocked()).isFalse();
+    }
+
+    @Test
+    void freeLocksOnOneServerAreTakenInOneScript() throws Exception {
+        List<String> names = List.of(uniqueName(), uniqueName(), uniqueName(), uniqueName());
+        DistributedLock multi = client().multiLock(names);
+        server.call("CONFIG", "RESETSTAT");
+        MultiLease lease = (MultiLease) multi.tryAcquire().orElseThrow();
+        assertThat(scriptCalls()).isEqualTo(1);
+        for (String name : names) {
+            assertThat(client().lock(name).tryAcquire()).isEmpty();
+        }
+        assertThat(lease.fencingToken(names.get(2))).isPositive();
+        assertThat(lease.release()).isTrue();
+        // A lock someone waits for is not free to the script: the multi-lock queues behind that waiter.
+        Lease holder = client().lock(names.get(3)).tryAcquire().orElseThrow();
+        CompletableFuture<Optional<Lease>> waiter = client().lock(names.get(3))
+                .tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
+        assertThat(eventually(Duration.ofSeconds(5),
+                () -> (Long) server.call("ZCARD", "test:{" + names.get(3) + "}:q") == 1)).isTrue();
+        CompletableFuture<Optional<Lease>> queued = multi.tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
+        holder.release();
+        Lease first = waiter.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
+        Thread.sleep(200);
+        assertThat(queued).isNotDone();
+        first.release();
+        assertThat(queued.get(BOUND_SECONDS, TimeUnit.SECONDS)).isPresent();
     }
 
     @Test

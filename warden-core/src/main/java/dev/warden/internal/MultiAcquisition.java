@@ -6,6 +6,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import dev.warden.Lease;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One acquire of a multi-lock: each part in order, within what is left of the wait; when a part is not acquired in
@@ -13,6 +15,7 @@ import dev.warden.Lease;
  * {@link #result} completes with the {@link RedisMultiLease}, with empty, or exceptionally.
  */
 final class MultiAcquisition {
+    private static final Logger LOG = LoggerFactory.getLogger(MultiAcquisition.class);
     private final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
     private final MultiLock lock;
     private final List<LockBase> parts;
@@ -49,8 +52,58 @@ final class MultiAcquisition {
                 giveBack();
             }
         }, "the end of an acquire", lock.name());
-        take(0);
+        List<RedisLock> together = lock.oneScript();
+        if (together == null) {
+            take(0);
+        } else {
+            takeTogether(together);
+        }
         return result;
+    }
+
+    /**
+     * The first try where one script can take every part: all at once, in one round trip. If one is held or has
+     * waiters, and the acquire may wait, the parts are taken one by one in order, waiting in their queues.
+     */
+    private void takeTogether(List<RedisLock> locks) {
+        RedisLockClient client = locks.get(0).client();
+        List<LockKeys> keys = new ArrayList<>(locks.size());
+        List<String> tokens = new ArrayList<>(locks.size());
+        for (RedisLock part : locks) {
+            keys.add(part.keys());
+            tokens.add(client.tokens().next());
+        }
+        long sentAt = client.ticker().read();
+        client.inFlight().send(InFlight.Kind.WORK, () -> client.scripts().multiAcquire(keys, tokens, leaseMillis,
+                false), (reply, error) -> {
+                    if (error != null) {
+                        // The script may have run without an answer: release by token, so that nothing is left held.
+                        for (int i = 0; i < locks.size(); i++) {
+                            RedisLock part = locks.get(i);
+                            String token = tokens.get(i);
+                            client.inFlight().send(InFlight.Kind.CLEANUP, () -> part.release(token), (r, e) -> {
+                                if (e != null) {
+                                    LOG.debug("clean-up of '{}' failed; it expires: {}", part.name(), e.toString());
+                                }
+                            }, e -> LOG.warn("clean-up of '{}' failed; it expires: {}", part.name(), e.toString()));
+                        }
+                        result.completeExceptionally(error);
+                    } else if (reply.acquired()) {
+                        synchronized (this) {
+                            for (int i = 0; i < locks.size(); i++) {
+                                RedisLease lease = new RedisLease(locks.get(i), tokens.get(i), reply.fences()[i],
+                                        leaseMillis, renewing, sentAt, 0, leaseMillis, null);
+                                client.watchdog().register(lease);
+                                held.add(lease);
+                            }
+                        }
+                        take(locks.size());
+                    } else if (waitNanos == 0) {
+                        result.complete(Optional.empty());
+                    } else if (!result.isDone()) {
+                        take(0);
+                    }
+                }, result::completeExceptionally);
     }
 
     /** Takes part {@code index}, or makes the lease when all are held. */

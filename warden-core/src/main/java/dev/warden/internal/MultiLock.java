@@ -57,6 +57,31 @@ final class MultiLock extends LockBase {
         return names;
     }
 
+    /**
+     * The parts as locks of one client that one script can take together, or null: every part a lock of one server
+     * (or of one cluster slot), without replica acknowledgements, not in fair mode (whose waiters are held back for
+     * their own client's holder, which a script cannot see).
+     */
+    List<RedisLock> oneScript() {
+        List<RedisLock> locks = new ArrayList<>(parts.size());
+        Integer slot = null;
+        for (LockBase part : parts) {
+            if (!(part instanceof RedisLock lock) || lock.fair() || lock.replicas().required()
+                    || lock.client() != ((RedisLock) parts.get(0)).client()) {
+                return null;
+            }
+            if (lock.client().cluster()) {
+                int partSlot = io.lettuce.core.cluster.SlotHash.getSlot(lock.keys().lock());
+                if (slot != null && slot != partSlot) {
+                    return null;
+                }
+                slot = partSlot;
+            }
+            locks.add(lock);
+        }
+        return locks;
+    }
+
     @Override
     public String name() {
         return name;

@@ -137,6 +137,37 @@ final class Replies {
     }
 
     /**
+     * What {@code multi-acquire.lua} answered.
+     *
+     * @param fences one fence per lock (0: none issued) when all were taken, else null
+     * @param busy   the index (from 0) of a lock that was held or had waiters, or -1 when all were taken
+     */
+    record MultiAcquire(long[] fences, int busy) {
+        /** @return whether every lock was taken */
+        boolean acquired() {
+            return fences != null;
+        }
+    }
+
+    /** {@code multi-acquire.lua}: {1, fence...} with one fence per lock, or {0, index from 1}. */
+    static MultiAcquire multiAcquire(List<Object> reply, int locks) {
+        if (reply != null && reply.size() == locks + 1 && Long.valueOf(1L).equals(reply.get(0))) {
+            long[] fences = new long[locks];
+            for (int i = 0; i < locks; i++) {
+                fences[i] = integer("multi-acquire", reply.get(i + 1));
+            }
+            return new MultiAcquire(fences, -1);
+        }
+        if (reply != null && reply.size() == 2 && Long.valueOf(0L).equals(reply.get(0))) {
+            long index = integer("multi-acquire", reply.get(1));
+            if (index >= 1 && index <= locks) {
+                return new MultiAcquire(null, (int) index - 1);
+            }
+        }
+        throw unexpected("multi-acquire", reply);
+    }
+
+    /**
      * The state of a shared lock as {@code share-inspect.lua} read it, counting only holders whose lease has not
      * ended.
      *

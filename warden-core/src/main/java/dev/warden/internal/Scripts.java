@@ -41,8 +41,9 @@ final class Scripts {
     private static final Script FORCE_RELEASE = Script.load("force-release", LOCK, QUEUE);
     private static final Script RAISE_FENCE = Script.load("raise-fence", LOCK);
     private static final Script FENCE = Script.load("fence", LOCK);
+    private static final Script MULTI_ACQUIRE = Script.load("multi-acquire", LOCK, QUEUE);
     private static final List<Script> ALL = List.of(ACQUIRE, ACQUIRE_QUEUED, RELEASE, RELEASE_QUEUED,
-            CONSUME_FAIR, HANDED, RENEW, INSPECT, FORCE_RELEASE, RAISE_FENCE, FENCE);
+            CONSUME_FAIR, HANDED, RENEW, INSPECT, FORCE_RELEASE, RAISE_FENCE, FENCE, MULTI_ACQUIRE);
 
     private final Link link;
     private final String publish;
@@ -161,6 +162,29 @@ final class Scripts {
                 new String[] {keys.lock(), keys.queue(), keys.registrations()},
                 token, Long.toString(leaseMillis), kind.arg, Integer.toString(arm), Long.toString(grantMillis),
                 LIFE, clientId, fenced ? "1" : "0").thenApply(Replies::acquireQueued);
+    }
+
+    /**
+     * Takes several locks of one slot in one step, all or none ({@code multi-acquire.lua}): each is taken only if it
+     * is free and nobody waits for it.
+     *
+     * @param tokens one token per lock, in the order of {@code locks}
+     * @param fenced whether to issue fences even where a key is missing
+     */
+    CompletableFuture<Replies.MultiAcquire> multiAcquire(List<LockKeys> locks, List<String> tokens,
+                                                          long leaseMillis, boolean fenced) {
+        String[] keys = new String[locks.size() * 3];
+        String[] args = new String[locks.size() + 2];
+        for (int i = 0; i < locks.size(); i++) {
+            keys[3 * i] = locks.get(i).lock();
+            keys[3 * i + 1] = locks.get(i).queue();
+            keys[3 * i + 2] = locks.get(i).registrations();
+            args[i] = tokens.get(i);
+        }
+        args[locks.size()] = Long.toString(leaseMillis);
+        args[locks.size() + 1] = fenced ? "1" : "0";
+        return this.<List<Object>>run(MULTI_ACQUIRE, ScriptOutputType.MULTI, keys, args)
+                .thenApply(reply -> Replies.multiAcquire(reply, locks.size()));
     }
 
     /** Answers whether the token still owned the lock (and released it) where waiters do not queue. */
