@@ -3,8 +3,11 @@ package dev.warden.micrometer;
 import dev.warden.DistributedLock;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
+import dev.warden.LockInfo;
 import io.micrometer.observation.ObservationRegistry;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 /**
@@ -59,6 +62,16 @@ public final class ObservedLocks {
             @Override
             public LockConfig config() {
                 return client.config();
+            }
+
+            @Override
+            public List<LockInfo> locks(String pattern, int limit) {
+                return client.locks(pattern, limit);
+            }
+
+            @Override
+            public CompletableFuture<List<LockInfo>> locksAsync(String pattern, int limit) {
+                return client.locksAsync(pattern, limit);
             }
 
             @Override
