@@ -9,7 +9,10 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code warden inspect NAME}: whether a lock is held, for how long, its last fencing token, and waiters. */
+/**
+ * {@code warden inspect NAME}: whether a lock is held, by whom and since when, for how long still, its last fencing
+ * token, and its waiters.
+ */
 @Command(name = "inspect", description = "Show whether a lock is held, its remaining lease and last fencing token.")
 final class InspectCommand implements Callable<Integer> {
     @Mixin
@@ -28,9 +31,12 @@ final class InspectCommand implements Callable<Integer> {
             var out = spec.commandLine().getOut();
             out.println("lock:          " + info.name());
             out.println("state:         " + (info.held() ? "held" : "free"));
+            out.println("holder:        " + info.holder().orElse("-"));
+            out.println("held for:      " + info.heldFor().map(LocksView::duration).orElse("-"));
             out.println("lease left:    " + (info.held() ? Durations.format(info.remainingLease()) : "-"));
             out.println("last fence:    " + (info.lastFencingToken() == 0 ? "-" : info.lastFencingToken()));
             out.println("waiters:       " + info.waiters());
+            out.println("longest wait:  " + info.longestWait().map(LocksView::duration).orElse("-"));
             out.flush();
             return ExitCodes.OK;
         }
