@@ -3,6 +3,8 @@ package dev.warden;
 import java.util.Collection;
 
 import dev.warden.internal.Clients;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The entry point: one client per application and Redis deployment, thread-safe and shared. It owns its Redis
@@ -96,6 +98,67 @@ public interface LockClient extends AutoCloseable {
     LockConfig config();
 
     /**
+     * Lists the locks under this client's key prefix that are held or have waiters, whose names match
+     * {@code pattern}: each as {@link DistributedLock#inspect()} reads it. A free lock is not listed, also where its
+     * key is still kept as the fencing counter; nor are other kinds of locks.
+     *
+     * <p>The pattern is a glob over lock names, not keys: {@code *} matches any run of characters, {@code ?} one
+     * character, {@code [abc]}, {@code [a-z]} and {@code [^abc]} one character of (or not of) a set, and {@code \}
+     * makes the next character plain; {@code "*"} lists every lock. Braces and percent signs are plain characters in
+     * it, as in names: {@code "job-{7}*"} matches the lock {@code job-{7}a}, whose key has its name's braces escaped
+     * ({@code %7B}, {@code %7D}, and {@code %25} for {@code %}) so that a name cannot change the key's hash tag.
+     *
+     * <p>Redis is read with {@code SCAN} (on a cluster, every master's keys), 500 keys per call and never
+     * {@code KEYS}, and one short script per lock found, so the listing does not block Redis for long however many
+     * locks it has; it takes longer than one command may (seconds for 100,000 locks), and the call waits as long
+     * as Redis keeps answering. It is no snapshot: each lock is read atomically, but the locks one after
+     * another, so a lock held for the whole listing is in it, one taken or released meanwhile may or may not be.
+     * On a quorum, a lock is listed as held when a majority of the servers hold it, as {@code inspect()} says;
+     * the listing goes on without as many servers as a majority can do without.
+     *
+     * @param pattern a glob over lock names, such as {@code "*"} or {@code "orders:*"}
+     * @param limit   the most locks to return, 1 or more: the bound of the list and of the listing's memory. A
+     *                list of {@code limit} locks may leave out others that match; which ones is not specified
+     * @return the locks found, sorted by name; immutable
+     * @throws NullPointerException     if {@code pattern} is null
+     * @throws IllegalArgumentException if {@code pattern} is not a glob (an unclosed {@code [}, a trailing
+     *                                  {@code \}) or is empty or longer than 4,096 characters, or {@code limit} is
+     *                                  not positive
+     * @throws IllegalStateException    if the client is closed
+     * @throws LockException            if Redis fails (on a quorum, more servers than a majority can do without),
+     *                                  or the thread is interrupted (the interrupt flag is then set again)
+     * @throws LockTimeoutException     if Redis stops answering for twice the command timeout and a second
+     */
+    List<LockInfo> locks(String pattern, int limit);
+
+    /**
+     * {@link #locks(String, int)} with a limit of {@value #DEFAULT_LOCKS_LIMIT} locks.
+     *
+     * @param pattern a glob over lock names; {@code "*"} for all
+     * @return the locks found, sorted by name; immutable
+     * @throws NullPointerException     if {@code pattern} is null
+     * @throws IllegalArgumentException if {@code pattern} is not a glob
+     * @throws IllegalStateException    if the client is closed
+     * @throws LockException            if Redis fails
+     */
+    default List<LockInfo> locks(String pattern) {
+        return locks(pattern, DEFAULT_LOCKS_LIMIT);
+    }
+
+    /**
+     * {@link #locks(String, int)} without blocking the calling thread.
+     *
+     * @param pattern a glob over lock names; {@code "*"} for all
+     * @param limit   the most locks to return, 1 or more
+     * @return completes with the locks found, sorted by name and immutable, on a thread of the client (never one
+     *         of its connections' I/O threads); or exceptionally with a {@link LockException} if Redis fails, or an
+     *         {@link IllegalStateException} if the client is closed
+     * @throws NullPointerException     if {@code pattern} is null
+     * @throws IllegalArgumentException if {@code pattern} is not a glob, or {@code limit} is not positive
+     */
+    CompletableFuture<List<LockInfo>> locksAsync(String pattern, int limit);
+
+    /**
      * Releases every lease this client still holds (waiting up to the command timeout), fails pending acquires
      * with a {@link LockException}, and stops the client's threads and connections. Idempotent.
      */
@@ -107,4 +170,7 @@ public interface LockClient extends AutoCloseable {
 
     /** The most permits a semaphore may have. */
     int MAX_PERMITS = 1 << 20;
+
+    /** The most locks {@link #locks(String)} returns. */
+    int DEFAULT_LOCKS_LIMIT = 10_000;
 }

@@ -80,12 +80,22 @@ abstract class RedisTestSupport {
 
     /** How many times Redis ran a command since the last CONFIG RESETSTAT, from INFO commandstats. */
     static long calls(String command) {
+        return commandStat(command, "calls");
+    }
+
+    /** How long Redis spent running a command since the last CONFIG RESETSTAT, in µs. */
+    static long usec(String command) {
+        return commandStat(command, "usec");
+    }
+
+    /** A field ({@code calls}, {@code usec}) of a command's line in INFO commandstats; 0 if it has none. */
+    private static long commandStat(String command, String name) {
         String info = (String) server.call("INFO", "commandstats");
         for (String line : info.split("\r\n")) {
             if (line.startsWith("cmdstat_" + command + ":")) {
                 for (String field : line.substring(line.indexOf(':') + 1).split(",")) {
-                    if (field.startsWith("calls=")) {
-                        return Long.parseLong(field.substring(6));
+                    if (field.startsWith(name + "=")) {
+                        return Long.parseLong(field.substring(name.length() + 1));
                     }
                 }
             }

@@ -2,6 +2,7 @@ package dev.warden.cli;
 
 import dev.warden.LockConfig;
 import java.time.Duration;
+import java.util.Arrays;
 import picocli.CommandLine.Option;
 
 /**
@@ -30,6 +31,15 @@ final class CommonOptions {
 
     /** Builds the client configuration; a bad value throws {@link IllegalArgumentException} naming it. */
     LockConfig.Builder config() {
-        return LockConfig.builder().redisUri(redis).keyPrefix(prefix).commandTimeout(timeout).clientName("warden-cli");
+        return settings().redisUri(redis);
+    }
+
+    /** As {@link #config()}, with {@code --redis} as one or more seeds of a Redis Cluster, comma-separated. */
+    LockConfig.Builder clusterConfig() {
+        return settings().cluster(Arrays.stream(redis.split(",")).map(String::trim).toArray(String[]::new));
+    }
+
+    private LockConfig.Builder settings() {
+        return LockConfig.builder().keyPrefix(prefix).commandTimeout(timeout).clientName("warden-cli");
     }
 }

@@ -12,12 +12,12 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
- * {@code warden inspect NAME}: whether a lock is held, for how long, its last fencing token, and waiters; and the
- * read-write lock and semaphore of that name, where they are in use.
+ * {@code warden inspect NAME}: whether a lock is held, by whom and since when, for how long still, its last fencing
+ * token, and its waiters; and the read-write lock and semaphore of that name, where they are in use.
  */
-@Command(name = "inspect", description = "Show whether a lock is held, its remaining lease and last fencing token; "
-        + "and the readers and writer of the read-write lock NAME, and the permits of the semaphore NAME, where "
-        + "those are in use.")
+@Command(name = "inspect", description = "Show whether a lock is held, by whom and since when, its remaining lease, "
+        + "last fencing token and waiters; and the readers and writer of the read-write lock NAME, and the permits "
+        + "of the semaphore NAME, where those are in use.")
 final class InspectCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
@@ -35,9 +35,12 @@ final class InspectCommand implements Callable<Integer> {
             var out = spec.commandLine().getOut();
             out.println("lock:          " + info.name());
             out.println("state:         " + (info.held() ? "held" : "free"));
+            out.println("holder:        " + info.holder().orElse("-"));
+            out.println("held for:      " + info.heldFor().map(LocksView::duration).orElse("-"));
             out.println("lease left:    " + (info.held() ? Durations.format(info.remainingLease()) : "-"));
             out.println("last fence:    " + (info.lastFencingToken() == 0 ? "-" : info.lastFencingToken()));
             out.println("waiters:       " + info.waiters());
+            out.println("longest wait:  " + info.longestWait().map(LocksView::duration).orElse("-"));
             ReadWriteLockInfo readWrite = client.readWriteLock(name).inspect();
             if (readWrite.writeLocked() || readWrite.readers() > 0 || readWrite.waiters() > 0
                     || readWrite.lastFencingToken() > 0) {

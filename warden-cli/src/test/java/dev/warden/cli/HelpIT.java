@@ -10,7 +10,7 @@ class HelpIT {
 
     @Test
     void everyCommandPrintsItsHelpWithoutItsRequiredArguments() throws Exception {
-        for (List<String> command : List.of(List.of("run", "--help"), List.of("inspect", "-h"),
+        for (List<String> command : List.of(List.of("run", "--help"), List.of("inspect", "-h"), List.of("locks", "--help"),
                 List.of("release", "--help"), List.of("doctor", "--help"), List.of("demo", "--help"))) {
             Cli.Result result = Cli.run(command.toArray(String[]::new));
             assertThat(result.exit()).as("%s: %s", command, result).isZero();

@@ -1,9 +1,13 @@
 package dev.warden.internal;
 
+import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -30,6 +34,29 @@ final class ClusterLink implements Link {
     @Override
     public RedisClusterAsyncCommands<String, String> ackCommands() {
         throw new UnsupportedOperationException("replica acknowledgements are not supported with a cluster");
+    }
+
+    /**
+     * Every node that the client's view of the cluster shows as a master serving slots, each over the connection
+     * Lettuce keeps to it (opened on first use). A master without slots holds no keys but during a migration,
+     * whose keys its source still has.
+     */
+    @Override
+    public CompletableFuture<List<RedisClusterAsyncCommands<String, String>>> masters() {
+        List<CompletableFuture<StatefulRedisConnection<String, String>>> connections = new ArrayList<>();
+        for (RedisClusterNode node : connection.getPartitions()) {
+            if (node.getRole().isUpstream() && !node.getSlots().isEmpty()) {
+                connections.add(connection.getConnectionAsync(node.getNodeId()));
+            }
+        }
+        if (connections.isEmpty()) {
+            return CompletableFuture.failedFuture(new IllegalStateException("the cluster has no master with slots"));
+        }
+        return CompletableFuture.allOf(connections.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
+            List<RedisClusterAsyncCommands<String, String>> masters = new ArrayList<>(connections.size());
+            connections.forEach(c -> masters.add(c.join().async()));
+            return masters;
+        });
     }
 
     @Override

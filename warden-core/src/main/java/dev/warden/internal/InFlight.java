@@ -88,6 +88,19 @@ final class InFlight {
         }
     }
 
+    /**
+     * Refuses new work once the client is closing, before a caller starts what will send it.
+     *
+     * @throws CallerStateException if the client is closing
+     */
+    void requireOpen() {
+        synchronized (lock) {
+            if (closing) {
+                throw new CallerStateException("client is closed");
+            }
+        }
+    }
+
     /** @return how many requests are in flight, for tests and close's report */
     int count() {
         synchronized (lock) {

@@ -2,6 +2,7 @@ package dev.warden.internal;
 
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -14,6 +15,15 @@ interface Link {
 
     /** @return the commands of the acknowledgement connection, opened on first use */
     RedisClusterAsyncCommands<String, String> ackCommands();
+
+    /**
+     * The masters whose keys together are the deployment's: the server (or the master Sentinel names), or every
+     * master of a cluster that serves slots, as the client's view of the cluster has it now. Listing locks scans
+     * each of them; a key operation still goes through {@link #commands()}, which follows redirections.
+     *
+     * @return completes with the commands of each master's connection, or exceptionally if one cannot be connected
+     */
+    CompletableFuture<List<RedisClusterAsyncCommands<String, String>>> masters();
 
     /** @return a new pub/sub connection */
     CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub();

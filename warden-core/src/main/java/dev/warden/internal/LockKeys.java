@@ -43,10 +43,76 @@ record LockKeys(String lock) {
         return lock + ":c:" + clientId;
     }
 
-    private static String escape(String name) {
+    /**
+     * A key under a prefix read back: the name of the lock whose hash tag it carries, and what follows the tag.
+     *
+     * @param name   the lock's name, unescaped
+     * @param suffix what follows the tag's closing brace: "" for the lock key of a mutex, ":q", ":r", ":w" for its
+     *               queue, registrations and waiters; other lock kinds use suffixes of their own
+     */
+    record Parsed(String name, String suffix) {
+        /** @return whether this is the lock key of a mutex, {@link #lock()}: the key ends with the tag */
+        boolean mutex() {
+            return suffix.isEmpty();
+        }
+    }
+
+    /**
+     * Reads a key back into the lock name of its tag: {@code prefix + "{" + escaped name + "}" + suffix}.
+     *
+     * @return the name and suffix, or null for a key of another shape: another prefix, no tag, or a tag that is
+     *         not the escaped form of a name (so that a key Warden did not write is never read as a lock)
+     */
+    static Parsed parse(String prefix, String key) {
+        if (!key.startsWith(prefix) || key.length() < prefix.length() + 2 || key.charAt(prefix.length()) != '{') {
+            return null;
+        }
+        int close = key.indexOf('}', prefix.length() + 1);
+        if (close < 0) {
+            return null;
+        }
+        String escaped = key.substring(prefix.length() + 1, close);
+        String name = unescape(escaped);
+        if (name == null || name.isEmpty() || !escape(name).equals(escaped)) {
+            return null;
+        }
+        return new Parsed(name, key.substring(close + 1));
+    }
+
+    /**
+     * A name as it stands inside the tag: braces and percent signs, if it has any, as {@code %7B}, {@code %7D} and
+     * {@code %25}, so that a name cannot end the tag early; any other name as it is.
+     */
+    static String escape(String name) {
         if (name.indexOf('{') < 0 && name.indexOf('}') < 0 && name.indexOf('%') < 0) {
             return name;
         }
         return name.replace("%", "%25").replace("{", "%7B").replace("}", "%7D");
+    }
+
+    /** The inverse of {@link #escape}; null for a text with a {@code %} that starts none of its three codes. */
+    private static String unescape(String escaped) {
+        if (escaped.indexOf('%') < 0) {
+            return escaped;
+        }
+        StringBuilder name = new StringBuilder(escaped.length());
+        for (int i = 0; i < escaped.length(); i++) {
+            char c = escaped.charAt(i);
+            if (c != '%') {
+                name.append(c);
+                continue;
+            }
+            String code = i + 3 <= escaped.length() ? escaped.substring(i, i + 3) : "";
+            switch (code) {
+                case "%25" -> name.append('%');
+                case "%7B" -> name.append('{');
+                case "%7D" -> name.append('}');
+                default -> {
+                    return null;
+                }
+            }
+            i += 2;
+        }
+        return name.toString();
     }
 }

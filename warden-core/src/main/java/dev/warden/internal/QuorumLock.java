@@ -8,7 +8,9 @@ import dev.warden.LockInfo;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -75,9 +77,12 @@ final class QuorumLock extends LockBase {
     }
 
     private CompletableFuture<LockInfo> inspectRequest() {
-        return client.inFlight().track(InFlight.Kind.WORK,
-                () -> Fanout.all(client.nodes(), server -> server.scripts().inspect(keys, false)))
-                .thenApply(this::info);
+        return client.inFlight().track(InFlight.Kind.WORK, this::read);
+    }
+
+    /** Reads the lock from every server: what a majority says of it. Not counted in flight. */
+    CompletableFuture<LockInfo> read() {
+        return Fanout.all(client.nodes(), server -> server.scripts().inspect(keys)).thenApply(this::info);
     }
 
     /** What a majority of the servers say of the lock. */
@@ -86,28 +91,52 @@ final class QuorumLock extends LockBase {
         if (failure != null) {
             throw failure;
         }
+        int majority = client.majority();
+        List<Replies.State> states = new ArrayList<>();
         List<Long> remaining = new ArrayList<>();
         List<Long> fences = new ArrayList<>();
+        Map<String, Integer> holders = new HashMap<>();
         int waiters = 0;
         for (Fanout.Outcome<Replies.State> outcome : outcomes) {
             if (outcome.ok()) {
                 Replies.State state = outcome.value();
+                states.add(state);
                 if (state.held()) {
                     remaining.add(state.leftMillis());
+                    holders.merge(state.token(), 1, Integer::sum);
                 }
                 fences.add(state.fence());
                 waiters = Math.max(waiters, state.waiters());
             }
         }
-        boolean held = remaining.size() >= client.majority();
+        boolean held = remaining.size() >= majority;
         // Held for as long as a majority still holds it: the majority-th longest remaining lease.
-        remaining.sort(Collections.reverseOrder());
-        Duration left = held ? Duration.ofMillis(remaining.get(client.majority() - 1)) : Duration.ZERO;
+        Duration left = held ? Duration.ofMillis(majorityth(remaining)) : Duration.ZERO;
         // The fence a majority has reached: the agreed fence of the last grant (a server that answered its
         // acquire late may keep a higher counter of its own).
         fences.sort(Collections.reverseOrder());
-        long fence = fences.get(Math.min(client.majority(), fences.size()) - 1);
-        return new LockInfo(name, held, left, fence, waiters);
+        long fence = fences.get(Math.min(majority, fences.size()) - 1);
+        // The holder is the token that a majority of the servers hold, held for as long as a majority says.
+        Optional<String> holder = Optional.empty();
+        Optional<Duration> heldFor = Optional.empty();
+        List<Long> heldNanos = new ArrayList<>();
+        for (Replies.State state : states) {
+            if (state.held() && holders.get(state.token()) >= majority) {
+                holder = state.holder();
+                state.heldFor().ifPresent(d -> heldNanos.add(d.toNanos()));
+            }
+        }
+        if (heldNanos.size() >= majority) {
+            heldFor = Optional.of(Duration.ofNanos(majorityth(heldNanos)));
+        }
+        // A quorum's waiters do not queue: none has an arrival to tell its wait by.
+        return new LockInfo(name, held, left, fence, waiters, holder, heldFor, Optional.empty());
+    }
+
+    /** The value a majority of the servers reach at least: the majority-th largest; at least a majority given. */
+    private long majorityth(List<Long> values) {
+        values.sort(Collections.reverseOrder());
+        return values.get(client.majority() - 1);
     }
 
     @Override

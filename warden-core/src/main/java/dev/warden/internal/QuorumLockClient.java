@@ -7,6 +7,7 @@ import dev.warden.LockClient;
 import dev.warden.LockConfig;
 import dev.warden.LockConnectionException;
 import dev.warden.LockException;
+import dev.warden.LockInfo;
 import dev.warden.Ticker;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -24,7 +25,7 @@ import java.util.function.Predicate;
  * on one set of {@link SharedResources} threads, and one {@link Watchdog} whose renewals go to every server in one
  * request per batch. A lock is granted when a majority of servers grant it within the lease's validity.
  */
-final class QuorumLockClient implements LockClient {
+final class QuorumLockClient extends LockClientBase {
     private final LockConfig config;
     private final SharedResources shared;
     private final List<QuorumNode> nodes;
@@ -121,6 +122,33 @@ final class QuorumLockClient implements LockClient {
         return config;
     }
 
+    @Override
+    long listingStallNanos() {
+        return awaitNanos;
+    }
+
+    /**
+     * Lists the locks that a majority of the servers show held, or that have waiters: the names are the union of
+     * every server's keys, and each lock some server shows held or waited for is read from all of them as
+     * {@link DistributedLock#inspect()} reads it. Up to as many servers as a majority can do without may fail.
+     */
+    @Override
+    LockListing listing(NamePattern glob, int limit) {
+        String prefix = config.keyPrefix();
+        List<LockListing.Source> sources = new ArrayList<>(nodes.size());
+        for (QuorumNode node : nodes) {
+            try {
+                sources.add(node.server().listingSource(prefix));
+            } catch (LockException e) {
+                // Not connected now (a reconnection is under way): a failed source, which a majority may do without.
+                sources.add(new LockListing.Source(CompletableFuture.failedFuture(e),
+                        name -> CompletableFuture.failedFuture(e)));
+            }
+        }
+        return LockListing.start(prefix, glob, limit, nodes.size() - majority(), inFlight, sources,
+                name -> new QuorumLock(this, name).read());
+    }
+
     /** As {@link RedisLockClient#close()}, on every server: see {@link Closing}. Idempotent. */
     @Override
     public void close() {
@@ -142,6 +170,7 @@ final class QuorumLockClient implements LockClient {
     }
 
     /** The requests in flight, which {@link #close()} waits for: each fan-out counts as one. */
+    @Override
     InFlight inFlight() {
         return inFlight;
     }
@@ -150,6 +179,7 @@ final class QuorumLockClient implements LockClient {
         return watchdog;
     }
 
+    @Override
     ExecutorService callbackExecutor() {
         return shared.callbackExecutor();
     }

@@ -203,9 +203,7 @@ final class RedisLock extends LockBase {
     }
 
     private CompletableFuture<LockInfo> inspectRequest() {
-        return client.inFlight().track(InFlight.Kind.WORK, () -> client.scripts().inspect(keys, queued))
-                .thenApply(state -> new LockInfo(name, state.held(), Duration.ofMillis(state.leftMillis()),
-                        state.fence(), state.waiters()));
+        return client.inspect(name, keys);
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.warden.DistributedSemaphore;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
 import dev.warden.LockException;
+import dev.warden.LockInfo;
 import dev.warden.LockTimeoutException;
 import dev.warden.Ticker;
 import java.util.ArrayList;
@@ -28,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * connections, the {@link Watchdog} of its leases, and its {@link SharedResources} threads. Internal; use
  * {@link LockClient#create(LockConfig)}.
  */
-final class RedisLockClient implements LockClient {
+final class RedisLockClient extends LockClientBase {
     private static final Logger LOG = LoggerFactory.getLogger(RedisLockClient.class);
 
     private final LockConfig config;
@@ -128,6 +129,23 @@ final class RedisLockClient implements LockClient {
         return config;
     }
 
+    @Override
+    long listingStallNanos() {
+        return awaitNanos;
+    }
+
+    /** Lists from the deployment's masters, each lock read by the inspect script as {@link #inspect} does. */
+    @Override
+    LockListing listing(NamePattern glob, int limit) {
+        return LockListing.start(config.keyPrefix(), glob, limit, 0, inFlight,
+                List.of(server.listingSource(config.keyPrefix())), null);
+    }
+
+    /** Reads one lock's state, counted in flight: {@link DistributedLock#inspect()}. */
+    CompletableFuture<LockInfo> inspect(String name, LockKeys keys) {
+        return inFlight.track(InFlight.Kind.WORK, () -> server.inspect(name, keys));
+    }
+
     /**
      * Closes the client, leaving no lock of its own held: pending acquisitions fail at once; the requests in flight
      * are waited for (a grant they bring is released); every lease still held is released; then the connections
@@ -162,6 +180,7 @@ final class RedisLockClient implements LockClient {
     }
 
     /** The requests in flight, which {@link #close()} waits for; every request's callback is attached there. */
+    @Override
     InFlight inFlight() {
         return inFlight;
     }
@@ -207,6 +226,7 @@ final class RedisLockClient implements LockClient {
         return shared.scheduler();
     }
 
+    @Override
     ExecutorService callbackExecutor() {
         return shared.callbackExecutor();
     }

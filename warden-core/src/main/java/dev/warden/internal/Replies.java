@@ -1,8 +1,12 @@
 package dev.warden.internal;
 
 import dev.warden.LockException;
+import dev.warden.LockInfo;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -85,12 +89,50 @@ final class Replies {
     /**
      * The state of a lock as {@code inspect.lua} read it.
      *
-     * @param held       whether a token holds it
-     * @param leftMillis the holder's remaining lease, 0 when free
-     * @param fence      the last fence issued, 0 if none
-     * @param waiters    live waiter registrations
+     * @param held         whether a token holds it
+     * @param leftMillis   the holder's remaining lease, 0 when free
+     * @param fence        the last fence issued, 0 if none
+     * @param waiters      live waiter registrations, queued or not
+     * @param token        the holder's token, "" when free
+     * @param nowMicros    the server's time when it read the lock, in µs
+     * @param arrivalMicros when the longest-waiting live queued waiter joined the queue (server µs), -1 if none
      */
-    record State(boolean held, long leftMillis, long fence, int waiters) {
+    record State(boolean held, long leftMillis, long fence, int waiters, String token, long nowMicros,
+                 long arrivalMicros) {
+        /** How much of the holder's token {@link LockInfo#holder()} shows: enough to tell holders apart. */
+        static final int HOLDER_CHARS = 8;
+        /**
+         * 2020-01-01 in µs: fences are the server's time in µs when issued ({@code next_fence} in lock.lua), so one
+         * below this was not issued by Warden on a server with a sane clock, and tells no time.
+         */
+        static final long FENCE_TIME_FLOOR_MICROS = 1_577_836_800_000_000L;
+
+        /** @return the lock's state for the API, named {@code name} */
+        LockInfo info(String name) {
+            return new LockInfo(name, held, Duration.ofMillis(leftMillis), fence, waiters, holder(), heldFor(),
+                    longestWait());
+        }
+
+        /** @return the start of the holder's token, empty when free */
+        Optional<String> holder() {
+            return held ? Optional.of(token.substring(0, Math.min(HOLDER_CHARS, token.length())))
+                    : Optional.empty();
+        }
+
+        /**
+         * @return how long ago the holder's fence was issued, by the server's clock; empty when free, while the
+         *         holder has no fence, or when the fence tells no time (ahead of the server's clock, or too low)
+         */
+        Optional<Duration> heldFor() {
+            return held && fence >= FENCE_TIME_FLOOR_MICROS && fence <= nowMicros
+                    ? Optional.of(Duration.of(nowMicros - fence, ChronoUnit.MICROS)) : Optional.empty();
+        }
+
+        /** @return how long the longest-waiting live queued waiter has waited; empty if none is queued */
+        Optional<Duration> longestWait() {
+            return arrivalMicros >= 0 && arrivalMicros <= nowMicros
+                    ? Optional.of(Duration.of(nowMicros - arrivalMicros, ChronoUnit.MICROS)) : Optional.empty();
+        }
     }
 
     /**
@@ -276,14 +318,22 @@ final class Replies {
         return renewed;
     }
 
-    /** {@code inspect.lua}: {held 0/1, ms left, last fence, live waiter registrations}. */
+    /**
+     * {@code inspect.lua}: {held 0/1, ms left, last fence, live waiter registrations, holder's token or "", server
+     * time in µs, arrival of the longest-waiting queued waiter in µs or -1}.
+     */
     static State state(List<Object> reply) {
-        if (reply == null || reply.size() != 4) {
+        if (reply == null || reply.size() != 7) {
             throw unexpected("inspect", reply);
         }
-        return new State(flag("inspect", reply.get(0)),
-                integer("inspect", reply.get(1)), integer("inspect", reply.get(2)),
-                (int) integer("inspect", reply.get(3)));
+        boolean held = flag("inspect", reply.get(0));
+        String holder = string("inspect", reply.get(4));
+        if (held == holder.isEmpty()) {
+            throw unexpected("inspect", reply);
+        }
+        return new State(held, integer("inspect", reply.get(1)), integer("inspect", reply.get(2)),
+                (int) integer("inspect", reply.get(3)), holder, integer("inspect", reply.get(5)),
+                integer("inspect", reply.get(6)));
     }
 
     /**

@@ -300,11 +300,14 @@ final class Scripts {
                 Long.toString(fence)).thenApply(reply -> Replies.flag("raise-fence", reply));
     }
 
-    /** Reads the lock's state, counting the queue's registrations if asked. */
-    CompletableFuture<Replies.State> inspect(LockKeys keys, boolean queued) {
-        return this.<List<Object>>run(INSPECT, ScriptOutputType.MULTI, queued
-                ? new String[] {keys.lock(), keys.waiters(), keys.registrations()}
-                : new String[] {keys.lock(), keys.waiters()}).thenApply(Replies::state);
+    /**
+     * Reads the lock's state, counting its waiters of both kinds (queued, and those of locks that do not queue):
+     * clients of either kind may wait on one name.
+     */
+    CompletableFuture<Replies.State> inspect(LockKeys keys) {
+        return this.<List<Object>>run(INSPECT, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.waiters(), keys.registrations(), keys.queue()})
+                .thenApply(Replies::state);
     }
 
     /**

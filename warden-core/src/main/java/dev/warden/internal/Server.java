@@ -2,6 +2,7 @@ package dev.warden.internal;
 
 import dev.warden.LockConfig;
 import dev.warden.LockException;
+import dev.warden.LockInfo;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -13,6 +14,7 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -90,6 +92,16 @@ final class Server {
             }
             throw failure;
         }
+    }
+
+    /** Reads one lock's state with the inspect script; not counted in flight. */
+    CompletableFuture<LockInfo> inspect(String name, LockKeys keys) {
+        return scripts.inspect(keys).thenApply(state -> state.info(name));
+    }
+
+    /** @return this deployment as a source of a listing of locks under {@code prefix}: its masters, and inspect */
+    LockListing.Source listingSource(String prefix) {
+        return new LockListing.Source(link.masters(), name -> inspect(name, LockKeys.of(prefix, name)));
     }
 
     Scripts scripts() {

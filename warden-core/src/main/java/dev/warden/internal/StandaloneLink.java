@@ -8,6 +8,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -85,6 +86,11 @@ final class StandaloneLink implements Link {
             }
         }
         return ack.async();
+    }
+
+    @Override
+    public CompletableFuture<List<RedisClusterAsyncCommands<String, String>>> masters() {
+        return CompletableFuture.completedFuture(List.of(commands()));
     }
 
     @Override

@@ -1,13 +1,36 @@
--- Read a lock's state atomically. Preludes: lock.lua, queue.lua.
--- KEYS[1] lock key, KEYS[2] waiters (see acquire.lua); where waiters queue KEYS[3], the registrations of the queue
--- (see queue.lua).
--- Returns {held 0/1, remaining ms of the holder's lease or 0, last fence or 0 (also while the holder has none
--- yet), live waiter registrations}.
+-- Read a lock's state atomically, for inspect and for listing locks. Preludes: lock.lua, queue.lua.
+-- KEYS[1] lock key, KEYS[2] waiters of locks that do not queue (see acquire.lua), KEYS[3] the queue's
+-- registrations, KEYS[4] the queue (see queue.lua): both kinds of waiters are counted, whichever the caller uses.
+-- Returns {held 0/1, remaining ms of the holder's lease or 0, last fence or 0 (also while the holder has none yet),
+-- live waiter registrations, the holder's token or '', the server's time in us, the arrival (server us) of the
+-- longest-waiting live queued waiter or -1}. Fences are issued as the server's time in us (next_fence), so the
+-- caller can tell how long ago the holder's fence was issued; waiters that do not queue have no arrival.
 local ms = now_ms()
 local waiting = redis.call('ZCOUNT', KEYS[2], ms, '+inf')
-if KEYS[3] then
-  for _, entry in ipairs(redis.call('HVALS', KEYS[3])) do
-    if live(entry) then waiting = waiting + 1 end
+local live_tokens = {}
+local queued = 0
+local entries = redis.call('HGETALL', KEYS[3])
+for i = 1, #entries, 2 do
+  if live(entries[i + 1]) then
+    live_tokens[entries[i]] = true
+    queued = queued + 1
+  end
+end
+local arrival = -1
+if queued > 0 then
+  -- The queue is in arrival order: its first live token has waited longest. Dead heads are few (every acquire
+  -- and release pops them), so this reads a chunk or two.
+  local from = 0
+  while arrival < 0 do
+    local chunk = redis.call('ZRANGE', KEYS[4], from, from + 15, 'WITHSCORES')
+    if #chunk == 0 then break end
+    for i = 1, #chunk, 2 do
+      if live_tokens[chunk[i]] then
+        arrival = tonumber(chunk[i + 1])
+        break
+      end
+    end
+    from = from + 16
   end
 end
 local fence, owner = parse(redis.call('GET', KEYS[1]))
@@ -15,6 +38,7 @@ if fence == false then
   return not_a_lock(KEYS[1])
 end
 if owner then
-  return {1, math.max(redis.call('PTTL', KEYS[1]), 0), tonumber(fence) or 0, waiting}
+  return {1, math.max(redis.call('PTTL', KEYS[1]), 0), tonumber(fence) or 0, waiting + queued, owner, now_us(),
+    arrival}
 end
-return {0, 0, tonumber(fence) or 0, waiting}
+return {0, 0, tonumber(fence) or 0, waiting + queued, '', now_us(), arrival}

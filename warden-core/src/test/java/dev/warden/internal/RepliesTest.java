@@ -3,7 +3,10 @@ package dev.warden.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.warden.LockInfo;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
@@ -47,10 +50,33 @@ class RepliesTest {
         assertThat(Replies.consumed(List.of(1L, List.of("x")))).containsExactly("x");
         assertThat(Replies.consumed(List.of(0L, List.of()))).isNull();
         assertThat(Replies.renewed(List.of(1L, 0L, 1L), 3)).containsExactly(true, false, true);
-        assertThat(Replies.state(List.of(1L, 2_000L, 5L, 3L))).isEqualTo(new Replies.State(true, 2_000, 5, 3));
+        assertThat(Replies.state(List.of(1L, 2_000L, 5L, 3L, "tok", 9L, -1L)))
+                .isEqualTo(new Replies.State(true, 2_000, 5, 3, "tok", 9, -1));
         assertThat(Replies.forceReleased(0L)).isEqualTo(OptionalLong.empty());
         assertThat(Replies.forceReleased(-1L)).isEqualTo(OptionalLong.of(0));
         assertThat(Replies.forceReleased(77L)).isEqualTo(OptionalLong.of(77));
+    }
+
+    @Test
+    void aStateTellsTheHoldersStartTheHoldTimeByTheFenceAndTheLongestWait() {
+        long now = 1_800_000_000_000_000L;
+        Replies.State fenced = new Replies.State(true, 5_000, now - 12_300_000, 2, "abcdefghijklmnopqrstuv", now,
+                now - 4_000_000);
+        assertThat(fenced.holder()).contains("abcdefgh");
+        assertThat(fenced.heldFor()).contains(Duration.ofMillis(12_300));
+        assertThat(fenced.longestWait()).contains(Duration.ofSeconds(4));
+        assertThat(fenced.info("n")).isEqualTo(new LockInfo("n", true, Duration.ofSeconds(5), now - 12_300_000, 2,
+                Optional.of("abcdefgh"), Optional.of(Duration.ofMillis(12_300)), Optional.of(Duration.ofSeconds(4))));
+        // No fence yet, a fence ahead of the server's clock (a quorum's agreed fence from a faster clock), or one
+        // that is no time: no hold time. A short token is shown whole.
+        assertThat(new Replies.State(true, 5_000, 0, 0, "abc", now, -1).heldFor()).isEmpty();
+        assertThat(new Replies.State(true, 5_000, now + 1, 0, "abc", now, -1).heldFor()).isEmpty();
+        assertThat(new Replies.State(true, 5_000, 42, 0, "abc", now, -1).heldFor()).isEmpty();
+        assertThat(new Replies.State(true, 5_000, 0, 0, "abc", now, -1).holder()).contains("abc");
+        Replies.State free = new Replies.State(false, 0, now - 1, 0, "", now, -1);
+        assertThat(free.holder()).isEmpty();
+        assertThat(free.heldFor()).isEmpty();
+        assertThat(free.longestWait()).isEmpty();
     }
 
     @Test
@@ -77,7 +103,15 @@ class RepliesTest {
         assertThatThrownBy(() -> Replies.acquire(null, 1)).isInstanceOf(Replies.UnexpectedReplyException.class);
         assertThatThrownBy(() -> Replies.renewed(List.of(1L), 2)).isInstanceOf(Replies.UnexpectedReplyException.class)
                 .hasMessageContaining("renew.lua");
-        assertThatThrownBy(() -> Replies.state(List.of(1L, "2", 3L, 4L))).isInstanceOf(Replies.UnexpectedReplyException.class);
+        assertThatThrownBy(() -> Replies.state(List.of(1L, "2", 3L, 4L, "t", 5L, 6L)))
+                .isInstanceOf(Replies.UnexpectedReplyException.class);
+        assertThatThrownBy(() -> Replies.state(List.of(1L, 2L, 3L, 4L)))
+                .isInstanceOf(Replies.UnexpectedReplyException.class).hasMessageContaining("inspect.lua");
+        // Held without a holder, or free with one, is no state inspect.lua answers.
+        assertThatThrownBy(() -> Replies.state(List.of(1L, 2L, 3L, 4L, "", 5L, -1L)))
+                .isInstanceOf(Replies.UnexpectedReplyException.class);
+        assertThatThrownBy(() -> Replies.state(List.of(0L, 0L, 3L, 4L, "t", 5L, -1L)))
+                .isInstanceOf(Replies.UnexpectedReplyException.class);
         assertThatThrownBy(() -> Replies.forceReleased(-2L)).isInstanceOf(Replies.UnexpectedReplyException.class);
     }
 }

@@ -9,9 +9,12 @@ import dev.warden.LockConfig;
 import dev.warden.redisserver.RedisCluster;
 import dev.warden.redisserver.RedisServer;
 import java.time.Duration;
+import dev.warden.LockInfo;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -251,6 +254,36 @@ class ClusterTest {
             Thread.sleep(10);
         }
         return condition.getAsBoolean();
+    }
+
+    @Test
+    void locksListsTheLocksOfEveryMasterAndNotTheFreeOnes() {
+        LockClient a = client(Duration.ofSeconds(30));
+        LockClient b = client(Duration.ofSeconds(30));
+        List<String> names = new ArrayList<>();
+        Set<Integer> ports = new HashSet<>();
+        RedisServer first = cluster.nodes().get(0);
+        for (int i = 0; i < 60; i++) {
+            String name = "listed-" + i + (i % 7 == 0 ? "{x" + i + "}" : "");
+            a.lock(name).tryAcquire().orElseThrow();
+            names.add(name);
+            long slot = (Long) first.call("CLUSTER", "KEYSLOT", "warden:{" + name.replace("{", "%7B")
+                    .replace("}", "%7D") + "}");
+            ports.add(cluster.ownerOf((int) slot).port());
+        }
+        assertThat(ports).as("every master holds some").hasSize(3);
+        // Free, with the fencing counter kept on whichever master.
+        for (int i = 0; i < 20; i++) {
+            Lease free = a.lock("listed-free-" + i).tryAcquire().orElseThrow();
+            free.fencingToken();
+            free.release();
+        }
+        assertThat(b.locks("listed-*", 1000)).extracting(LockInfo::name).containsExactlyInAnyOrderElementsOf(names)
+                .isSorted();
+        assertThat(b.locks("listed-*{x*}", 1000)).extracting(LockInfo::name)
+                .containsExactlyInAnyOrderElementsOf(names.stream().filter(n -> n.contains("{x")).toList())
+                .hasSize(9);
+        assertThat(b.locks("listed-*", 10)).hasSize(10);
     }
 
     private LockClient client(Duration lease) {

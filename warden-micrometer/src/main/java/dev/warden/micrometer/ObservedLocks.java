@@ -5,9 +5,11 @@ import dev.warden.DistributedReadWriteLock;
 import dev.warden.DistributedSemaphore;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
+import dev.warden.LockInfo;
 import dev.warden.ReadWriteLockInfo;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -111,6 +113,16 @@ public final class ObservedLocks {
             @Override
             public LockConfig config() {
                 return client.config();
+            }
+
+            @Override
+            public List<LockInfo> locks(String pattern, int limit) {
+                return client.locks(pattern, limit);
+            }
+
+            @Override
+            public CompletableFuture<List<LockInfo>> locksAsync(String pattern, int limit) {
+                return client.locksAsync(pattern, limit);
             }
 
             @Override

@@ -1,0 +1,71 @@
+package dev.warden.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.warden.LockInfo;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** How {@code warden locks} orders and draws a listing. */
+class LocksViewTest {
+    private static LockInfo lock(String name, long leaseSeconds, Long waitMillis) {
+        return new LockInfo(name, leaseSeconds > 0, Duration.ofSeconds(leaseSeconds), 0, waitMillis == null ? 0 : 1,
+                leaseSeconds > 0 ? Optional.of("abcdefgh") : Optional.empty(), Optional.empty(),
+                Optional.ofNullable(waitMillis).map(Duration::ofMillis));
+    }
+
+    private static LocksView.Listing listing(List<LockInfo> locks) {
+        return new LocksView.Listing("warden:", "*", locks, false, Duration.ofMillis(12),
+                Instant.parse("2026-01-02T03:04:05Z"));
+    }
+
+    @Test
+    void theLongestWaitComesFirstThenTheMostLeaseLeftThenTheName() {
+        List<LockInfo> locks = List.of(lock("b", 10, null), lock("a", 10, null), lock("short-wait", 5, 200L),
+                lock("long-wait", 1, 9_000L), lock("long-lease", 50, null), lock("free-waited", 0, 100L));
+        assertThat(listing(locks).sorted()).extracting(LockInfo::name)
+                .containsExactly("long-wait", "short-wait", "free-waited", "long-lease", "a", "b");
+    }
+
+    @Test
+    void durationsReadAsPeopleWriteThem() {
+        assertThat(LocksView.duration(Duration.ofMillis(850))).isEqualTo("850ms");
+        assertThat(LocksView.duration(Duration.ofMillis(12_349))).isEqualTo("12.3s");
+        assertThat(LocksView.duration(Duration.ofSeconds(245))).isEqualTo("4m05s");
+        assertThat(LocksView.duration(Duration.ofMinutes(123))).isEqualTo("2h03m");
+        assertThat(LocksView.duration(Duration.ofHours(76))).isEqualTo("3d04h");
+    }
+
+    @Test
+    void aTableRowPerLockUnderAHeaderAndControlCharactersEscaped() {
+        String table = LocksView.table(listing(List.of(lock("two\nlines", 30, null))));
+        assertThat(table.lines()).hasSize(3);
+        assertThat(table).startsWith("NAME          HOLDER    HELD FOR  LEASE LEFT  WAITERS  LONGEST WAIT  FENCE\n"
+                + "two\\x0alines  abcdefgh         -       30.0s        0             -  -\n"
+                + "1 lock held or waited for under prefix 'warden:' matching '*' (read in 12ms at "
+                + "2026-01-02T03:04:05Z)\n");
+        assertThat(LocksView.table(listing(List.of()))).startsWith("0 locks held");
+    }
+
+    @Test
+    void aFrameFitsTheTerminalAndSaysHowManyLocksDidNotFit() {
+        List<LockInfo> locks = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            locks.add(lock("lock-" + i + "-with-a-rather-long-name-that-does-not-fit-in-forty-columns", 30, null));
+        }
+        String frame = LocksView.frame(listing(locks), Duration.ofSeconds(2), 12, 40);
+        List<String> lines = frame.lines().toList();
+        assertThat(frame).startsWith("\u001b[H").endsWith("\u001b[J");
+        assertThat(lines).hasSize(12);
+        assertThat(lines.get(lines.size() - 2)).startsWith("... and 44 more");
+        assertThat(lines.subList(0, lines.size() - 1))
+                .allSatisfy(line -> assertThat(line.replace("\u001b[K", "").replace("\u001b[H", ""))
+                        .hasSizeLessThan(40));
+        assertThat(LocksView.frame(listing(locks.subList(0, 3)), Duration.ofSeconds(2), 12, 200))
+                .doesNotContain("more");
+    }
+}
