@@ -54,6 +54,12 @@ final class DemoCommand implements Callable<Integer> {
             description = "how long each client waits for the lock (default: ${DEFAULT-VALUE})")
     Duration wait;
 
+    @Option(names = "--steady", defaultValue = "3s", converter = Durations.class,
+            description = "after the contest, how long two threads per process hand a lock to each other as fast "
+                    + "as they can, to measure the lock's own handoff rate and latency; 0 skips it "
+                    + "(default: ${DEFAULT-VALUE})")
+    Duration steady;
+
     @Spec
     CommandSpec spec;
 
@@ -94,8 +100,9 @@ final class DemoCommand implements Callable<Integer> {
             long started = System.nanoTime();
             List<Process> workers = startWorkers(uri, keys);
             List<WorkerOutput> outputs = new ArrayList<>();
+            SteadyState steadyState = new SteadyState();
             for (Process worker : workers) {
-                outputs.add(WorkerOutput.read(worker));
+                outputs.add(WorkerOutput.read(worker, steadyState));
             }
             for (WorkerOutput output : outputs) {
                 output.ready.get(120, TimeUnit.SECONDS);
@@ -113,12 +120,28 @@ final class DemoCommand implements Callable<Integer> {
             ticker.scheduleAtFixedRate(progress::show, 0, progress.interactive() ? 100 : 1000, TimeUnit.MILLISECONDS);
             Map<String, Long> totals = new LinkedHashMap<>();
             int failedWorkers = 0;
+            List<String> results = new ArrayList<>();
+            for (WorkerOutput output : outputs) {
+                results.add(output.result.get(wait.toMillis() * 2 + 120_000, TimeUnit.MILLISECONDS));
+            }
+            ticker.shutdownNow();
+            progress.show();
+            progress.finish();
+            double seconds = (System.nanoTime() - started) / 1e9;
+            if (!steady.isZero()) {
+                // Every process at once, now that the contest is over in all of them.
+                for (Process worker : workers) {
+                    worker.getOutputStream().write("STEADY\n".getBytes(StandardCharsets.UTF_8));
+                    worker.getOutputStream().flush();
+                }
+            }
             for (int i = 0; i < workers.size(); i++) {
                 Process worker = workers.get(i);
-                if (!worker.waitFor(wait.toMillis() * 2 + 120_000, TimeUnit.MILLISECONDS)) {
+                if (!worker.waitFor(steady.toMillis() + wait.toMillis() + 60_000, TimeUnit.MILLISECONDS)) {
                     worker.destroyForcibly();
                 }
-                String line = outputs.get(i).result.get(10, TimeUnit.SECONDS);
+                outputs.get(i).ended.get(10, TimeUnit.SECONDS);
+                String line = results.get(i);
                 if (worker.exitValue() != 0 || line == null) {
                     failedWorkers++;
                     continue;
@@ -137,21 +160,18 @@ final class DemoCommand implements Callable<Integer> {
                     }
                 }
             }
-            ticker.shutdownNow();
-            progress.show();
-            progress.finish();
-            double seconds = (System.nanoTime() - started) / 1e9;
             long left = Long.parseLong(redis.get(keys.prizes()));
             long acquisitions = Long.parseLong(java.util.Objects.requireNonNullElse(redis.get(keys.acquisitions()), "0"));
             redis.del(keys.all().toArray(String[]::new));
-            return summarize(out, totals, failedWorkers, left, acquisitions, seconds);
+            return summarize(out, totals, failedWorkers, left, acquisitions, seconds,
+                    steady.isZero() ? null : steadyState.figures());
         } finally {
             dataClient.shutdown();
         }
     }
 
     private int summarize(PrintWriter out, Map<String, Long> totals, int failedWorkers, long left,
-                          long acquisitions, double seconds) {
+                          long acquisitions, double seconds, SteadyState.Figures steadyFigures) {
         long winners = totals.getOrDefault("winners", 0L);
         long empty = totals.getOrDefault("empty", 0L);
         long timeouts = totals.getOrDefault("timeouts", 0L);
@@ -172,12 +192,28 @@ final class DemoCommand implements Callable<Integer> {
         row(out, "total time (with JVM starts)", String.format("%.2f s", seconds));
         row(out, "contest time (first to last acquisition)", String.format("%.3f s", contest));
         row(out, "acquisitions per second (contest)", String.format("%.0f", acquisitions / contest));
+        if (steadyFigures != null) {
+            row(out, "handoffs per second (steady state, " + Durations.format(steady) + ")",
+                    String.format("%.0f", steadyFigures.perSecond()));
+            row(out, "handoff p50 / p99 (steady state)", String.format("%.3f / %.3f ms",
+                    steadyFigures.p50Nanos() / 1e6, steadyFigures.p99Nanos() / 1e6));
+            row(out, "overlapping holders (steady state)", steadyFigures.overlaps());
+        }
+        out.println();
+        out.println("  The contest's rate is set by cold JVMs and the seven round trips each client makes under the "
+                + "lock;");
+        out.println(steadyFigures == null ? "  --steady 3s measures the lock's own handoffs."
+                : "  the steady state is the lock's own: warm processes handing it to each other.");
         out.println();
         String failure = null;
         if (failedWorkers > 0) {
             failure = failedWorkers + " worker process(es) failed";
         } else if (overlaps != 0) {
             failure = overlaps + " overlapping holders detected";
+        } else if (steadyFigures != null && steadyFigures.overlaps() != 0) {
+            failure = steadyFigures.overlaps() + " overlapping holders in the steady state";
+        } else if (!steady.isZero() && steadyFigures == null) {
+            failure = "the steady state made fewer than two handoffs";
         } else if (fenceViolations != 0) {
             failure = "fencing tokens went backwards " + fenceViolations + " time(s)";
         } else if (errors != 0) {
@@ -210,21 +246,26 @@ final class DemoCommand implements Callable<Integer> {
             List<String> command = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"),
                     Main.class.getName(), "demo-worker", "--redis", uri, "--prefix", common.prefix,
                     "--timeout", common.timeout.toMillis() + "ms", "--run", keys.run(),
-                    "--clients", Integer.toString(share), "--wait", wait.toMillis() + "ms"));
+                    "--clients", Integer.toString(share), "--wait", wait.toMillis() + "ms",
+                    "--steady", steady.toMillis() + "ms"));
             workers.add(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
         }
         return workers;
     }
 
-    /** A worker's stdout: READY once connected, then a RESULT line at the end. */
+    /**
+     * A worker's stdout: READY once connected, a RESULT line after the contest, then its steady-state holds
+     * ({@code HOLD} lines, into {@code steady}) until it exits.
+     */
     private static final class WorkerOutput {
         final CompletableFuture<Void> ready = new CompletableFuture<>();
+        /** The RESULT line, or null if the worker exited without one. */
         final CompletableFuture<String> result = new CompletableFuture<>();
+        final CompletableFuture<Void> ended = new CompletableFuture<>();
 
-        static WorkerOutput read(Process worker) {
+        static WorkerOutput read(Process worker, SteadyState steady) {
             WorkerOutput output = new WorkerOutput();
             Thread reader = new Thread(() -> {
-                String resultLine = null;
                 try (BufferedReader lines = new BufferedReader(
                         new InputStreamReader(worker.getInputStream(), StandardCharsets.UTF_8))) {
                     String line;
@@ -232,14 +273,17 @@ final class DemoCommand implements Callable<Integer> {
                         if (line.equals("READY")) {
                             output.ready.complete(null);
                         } else if (line.startsWith("RESULT ")) {
-                            resultLine = line;
+                            output.result.complete(line);
+                        } else if (line.startsWith("HOLD ")) {
+                            steady.add(line);
                         }
                     }
                 } catch (IOException e) {
                     output.ready.completeExceptionally(e);
                 }
                 output.ready.completeExceptionally(new IllegalStateException("a worker process exited early"));
-                output.result.complete(resultLine);
+                output.result.complete(null);
+                output.ended.complete(null);
             }, "demo-worker-output");
             reader.setDaemon(true);
             reader.start();

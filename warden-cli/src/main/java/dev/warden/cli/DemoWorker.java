@@ -40,6 +40,12 @@ final class DemoWorker implements Callable<Integer> {
     @Option(names = "--wait", required = true, converter = Durations.class)
     Duration wait;
 
+    @Option(names = "--steady", defaultValue = "0s", converter = Durations.class)
+    Duration steady;
+
+    @Option(names = "--steady-threads", defaultValue = "2")
+    int steadyThreads;
+
     @Spec
     CommandSpec spec;
 
@@ -66,8 +72,9 @@ final class DemoWorker implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             out.println("READY");
             out.flush();
-            String go = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
-                    java.nio.charset.StandardCharsets.UTF_8)).readLine();
+            java.io.BufferedReader input = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
+                    java.nio.charset.StandardCharsets.UTF_8));
+            String go = input.readLine();
             if (!"GO".equals(go)) {
                 throw new IllegalStateException("the demo stopped before the contest started");
             }
@@ -80,16 +87,63 @@ final class DemoWorker implements Callable<Integer> {
             for (Thread thread : threads) {
                 thread.join();
             }
+            // Wall-clock microseconds: every worker runs on this machine, so the parent can merge the spans.
+            out.printf("RESULT winners=%d empty=%d timeouts=%d overlaps=%d fenceviolations=%d errors=%d first=%d "
+                    + "last=%d%n", winners.get(), empty.get(), timeouts.get(), overlaps.get(), fenceViolations.get(),
+                    errors.get(), firstMicros.get() == Long.MAX_VALUE ? 0 : firstMicros.get(), lastMicros.get());
+            out.flush();
+            if (!steady.isZero() && "STEADY".equals(input.readLine())) {
+                handOff(locks.lock(keys.lockName() + ":steady"), out);
+            }
         } finally {
             dataClient.shutdown();
         }
-        PrintWriter out = spec.commandLine().getOut();
-        // Wall-clock microseconds: every worker runs on this machine, so the parent can merge the spans.
-        out.printf("RESULT winners=%d empty=%d timeouts=%d overlaps=%d fenceviolations=%d errors=%d first=%d last=%d%n",
-                winners.get(), empty.get(), timeouts.get(), overlaps.get(), fenceViolations.get(), errors.get(),
-                firstMicros.get() == Long.MAX_VALUE ? 0 : firstMicros.get(), lastMicros.get());
-        out.flush();
         return ExitCodes.OK;
+    }
+
+    /**
+     * The steady state: a few threads take and release one lock as fast as they can for {@code --steady}, and each
+     * hold is printed as {@code HOLD <acquired> <release started>} in {@code System.nanoTime}, for the parent to
+     * merge across processes.
+     */
+    private void handOff(DistributedLock lock, PrintWriter out) throws InterruptedException {
+        long end = System.nanoTime() + steady.toNanos();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < steadyThreads; i++) {
+            Thread thread = new Thread(() -> {
+                List<long[]> holds = new ArrayList<>();
+                try {
+                    while (System.nanoTime() - end < 0) {
+                        Optional<Lease> acquired = lock.tryAcquire(Duration.ofNanos(Math.max(end - System.nanoTime(),
+                                0)));
+                        if (acquired.isEmpty()) {
+                            break;
+                        }
+                        long acquiredAt = System.nanoTime();
+                        long releasedAt = System.nanoTime();
+                        acquired.get().release();
+                        holds.add(new long[] {acquiredAt, releasedAt});
+                    }
+                } catch (LockException e) {
+                    errors.incrementAndGet();
+                    System.err.println("warden demo: " + e.getMessage());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                synchronized (out) {
+                    for (long[] hold : holds) {
+                        out.println("HOLD " + hold[0] + " " + hold[1]);
+                    }
+                }
+            }, "demo-steady-" + i);
+            threads.add(thread);
+            thread.start();
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        out.println("STEADY-DONE errors=" + errors.get());
+        out.flush();
     }
 
     private void compete(DistributedLock lock, RedisCommands<String, String> redis, DemoKeys keys) {

@@ -18,7 +18,10 @@ class DemoCommandIT {
         assertThat(result.out()).contains("100 clients in 4 processes compete for 10 prizes")
                 .containsPattern("winners\\s+10\\R").containsPattern("overlapping holders detected\\s+0\\R")
                 .containsPattern("fencing tokens strictly increasing\\s+yes\\R")
-                .containsPattern("prizes left\\s+0\\R").contains("OK: every invariant holds.");
+                .containsPattern("prizes left\\s+0\\R").contains("OK: every invariant holds.")
+                .containsPattern("handoffs per second \\(steady state, 3s\\)\\s+[1-9]\\d*\\R")
+                .containsPattern("handoff p50 / p99 \\(steady state\\)\\s+\\d+\\.\\d{3} / \\d+\\.\\d{3} ms\\R")
+                .containsPattern("overlapping holders \\(steady state\\)\\s+0\\R");
     }
 
     @Test
@@ -32,9 +35,9 @@ class DemoCommandIT {
             // Only the lock's fencing counter stays behind.
             assertThat((List<?>) server.call("KEYS", "*")).hasSize(1);
             Cli.Result fromEnv = Cli.run(Map.of("WARDEN_REDIS", server.uri()), "demo", "--clients", "5",
-                    "--prizes", "2", "--processes", "1");
+                    "--prizes", "2", "--processes", "1", "--steady", "0");
             assertThat(fromEnv.exit()).as("%s", fromEnv).isZero();
-            assertThat(fromEnv.out()).contains("on " + server.uri());
+            assertThat(fromEnv.out()).contains("on " + server.uri()).doesNotContain("handoffs per second");
         }
     }
 
