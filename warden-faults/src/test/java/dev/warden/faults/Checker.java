@@ -53,7 +53,7 @@ final class Checker {
         liveness(history, faultWindows, livenessBoundNanos, workloadEnd);
     }
 
-    private void fencing(String name, List<Acquisition> acquisitions, List<String> log) {
+    void fencing(String name, List<Acquisition> acquisitions, List<String> log) {
         Set<String> known = new HashSet<>();
         for (Acquisition a : acquisitions) {
             known.add(a.fence() + " " + a.op() + "a");
@@ -141,7 +141,7 @@ final class Checker {
         }
     }
 
-    private void tokenOrder(List<Acquisition> acquisitions) {
+    void tokenOrder(List<Acquisition> acquisitions) {
         List<Acquisition> byGrant = new ArrayList<>(acquisitions);
         byGrant.sort(Comparator.comparingLong(Acquisition::acquired));
         List<Acquisition> byRequest = new ArrayList<>(acquisitions);
@@ -164,7 +164,7 @@ final class Checker {
         }
     }
 
-    private void liveness(History history, List<long[]> faultWindows, long bound, long workloadEnd) {
+    void liveness(History history, List<long[]> faultWindows, long bound, long workloadEnd) {
         for (long[] window : faultWindows) {
             long end = window[1];
             if (workloadEnd - (end + bound) < 0) {

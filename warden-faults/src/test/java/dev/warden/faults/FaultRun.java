@@ -97,16 +97,27 @@ final class FaultRun {
                     logs.put(name, store.log(name));
                 }
             }
-            Checker checker = new Checker();
             long bound = plan.lease().toNanos() * 3 + TimeUnit.SECONDS.toNanos(5);
             // Liveness is judged up to the end of the workload: no worker acquires after it, however long it takes
             // to exit, and a fault may end after it (a failover waits out Sentinel's cooldown first).
-            checker.check(history, logs, plan.losesData(), windows, bound, end);
+            List<String> found;
+            Map<String, Integer> checked;
+            if (plan.lockKind().equals("warden-family")) {
+                FamilyChecker checker = new FamilyChecker();
+                checker.check(history, logs, plan.losesData(), windows, bound, end);
+                found = checker.violations();
+                checked = checker.counts();
+            } else {
+                Checker checker = new Checker();
+                checker.check(history, logs, plan.losesData(), windows, bound, end);
+                found = checker.violations();
+                checked = checker.counts();
+            }
             List<String> violations = new ArrayList<>(problems);
-            violations.addAll(checker.violations());
+            violations.addAll(found);
             violations.addAll(endState(lockServer, connections, history));
             int operations = history.acquisitions.size() + history.attempts.size();
-            Map<String, Integer> counts = new HashMap<>(checker.counts());
+            Map<String, Integer> counts = new HashMap<>(checked);
             counts.putAll(injected);
             return new Report(plan, operations, history.acquisitions.size(), windows.size(), counts,
                     violations);
@@ -125,17 +136,21 @@ final class FaultRun {
                 try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(worker.getInputStream()));
                      var out = Files.newBufferedWriter(log)) {
                     String line;
+                    List<String> early = new ArrayList<>();
                     while ((line = lines.readLine()) != null) {
                         if (line.equals("READY")) {
                             signal.complete(null);
+                        } else if (!signal.isDone() && early.size() < 20) {
+                            early.add(line);
                         }
                         out.write(line);
                         out.newLine();
                     }
+                    signal.completeExceptionally(new IllegalStateException("worker exited before it was ready: "
+                            + early));
                 } catch (IOException e) {
                     signal.completeExceptionally(e);
                 }
-                signal.completeExceptionally(new IllegalStateException("worker exited before it was ready"));
             }, "worker-output");
             copier.setDaemon(true);
             copier.start();
@@ -218,7 +233,8 @@ final class FaultRun {
         List<String> problems = new ArrayList<>();
         try (LockClient client = LockClient.create(LockTarget.configure(lockServer.spec()).build())) {
             for (String name : plan.names()) {
-                LockInfo info = client.lock(name).inspect();
+                LockInfo info = plan.lockKind().equals("warden-family") ? FamilyLocks.inspect(client, name)
+                        : client.lock(name).inspect();
                 if (info.held() && info.remainingLease().compareTo(plan.lease()) > 0) {
                     problems.add("liveness: '" + name + "' is held beyond a lease after every client closed");
                 }

@@ -121,6 +121,36 @@ class FaultSuiteIT {
                 + report.counts().getOrDefault("fault SERVER_PAUSE", 0)).as(report.summary()).isPositive();
     }
 
+    /** Two read-write locks (two reads to a write) and two semaphores of 2 and 3 permits. */
+    static final List<String> FAMILY = List.of("prices#r", "prices#r", "prices#w", "stock#r", "stock#w",
+            "pool#p2", "slots#p3");
+
+    @Test
+    void readWriteLocksAndSemaphoresKeepTheirPromisesUnderFaultsWithoutDataLoss() throws Exception {
+        FaultRun.Report report = new FaultRun(new FaultRun.Plan("family-mixed", List.of(Fault.CLIENT_STALL,
+                Fault.SERVER_PAUSE, Fault.CONNECTION_KILL, Fault.LATENCY), SECONDS * 2, 3, 4, LEASE, 20, FAMILY,
+                "warden-family", "single")).run(dir);
+        System.out.println(report.summary());
+        report.violations().stream().limit(10).forEach(v -> System.out.println("  " + v));
+        assertThat(report.violations()).as(report.summary()).isEmpty();
+        assertThat(report.acquisitions()).as(report.summary()).isGreaterThan(50);
+        assertThat(report.faults()).as(report.summary()).isPositive();
+        // The semaphores were used to their limits, so the permit check had something to find.
+        assertThat(report.counts().getOrDefault("most permits held at once", 0)).as(report.summary())
+                .isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
+    void readWriteLocksAndSemaphoresKeepTheirTokensRisingThroughDataLoss() throws Exception {
+        FaultRun.Report report = new FaultRun(new FaultRun.Plan("family-restart", List.of(Fault.SERVER_RESTART),
+                SECONDS, 3, 4, LEASE, 20, FAMILY, "warden-family", "single")).run(dir);
+        System.out.println(report.summary());
+        report.violations().stream().limit(10).forEach(v -> System.out.println("  " + v));
+        assertThat(report.violations()).as(report.summary()).isEmpty();
+        assertThat(report.acquisitions()).as(report.summary()).isGreaterThan(50);
+        assertThat(report.counts().getOrDefault("fault SERVER_RESTART", 0)).as(report.summary()).isPositive();
+    }
+
     @Test
     void fixedLeasesThatRunOutAreReleasedWithoutHarm() throws Exception {
         // Holds up to 250 ms on a 100 ms lease: many leases end before their release.

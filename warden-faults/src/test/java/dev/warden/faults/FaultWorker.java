@@ -87,6 +87,7 @@ public final class FaultWorker {
             case "warden-renewed" -> new WardenLocks(uri, lease, true, false);
             case "warden-fair" -> new WardenLocks(uri, lease, true, true);
             case "warden-fixed" -> new WardenLocks(uri, lease, false, false);
+            case "warden-family" -> new FamilyLocks(uri, lease, false);
             case "naive-del" -> new NaiveLocks(uri.split("\\|")[1], lease, NaiveLocks.Flaw.DEL);
             case "naive-getset" -> new NaiveLocks(uri.split("\\|")[1], lease, NaiveLocks.Flaw.GET_SET);
             default -> throw new IllegalArgumentException("unknown lock kind: " + kind);

@@ -1,0 +1,100 @@
+package dev.warden.faults;
+
+import dev.warden.Lease;
+import dev.warden.LockClient;
+import dev.warden.LockInfo;
+import dev.warden.ReadWriteLockInfo;
+import dev.warden.SemaphoreInfo;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Warden's read-write lock and semaphore under the fault suite, with renewed leases. A run's names carry the role
+ * after a '#': {@code "prices#r"} takes the read lock of the read-write lock {@code prices}, {@code "prices#w"} its
+ * write lock, and {@code "pool#p2"} one permit of the semaphore {@code pool} of 2 permits. Every role is its own
+ * name in the history and the store; {@link FamilyChecker} joins them by the part before the '#'.
+ */
+final class FamilyLocks implements LocksUnderTest {
+    private final LockClient client;
+
+    /** @param spec the lock servers, as {@link LockTarget#spec()} gives them */
+    FamilyLocks(String spec, Duration lease, boolean fair) {
+        this.client = LockClient.create(LockTarget.configure(spec)
+                .defaultLease(lease).commandTimeout(Duration.ofMillis(500)).fair(fair).build());
+    }
+
+    /** The lock's name without its role. */
+    static String base(String name) {
+        int hash = name.indexOf('#');
+        return hash < 0 ? name : name.substring(0, hash);
+    }
+
+    /** The role after the '#': "r", "w", or "p" and the semaphore's permits. */
+    static String role(String name) {
+        int hash = name.indexOf('#');
+        if (hash < 0) {
+            throw new IllegalArgumentException("a family run's name needs a role after '#': " + name);
+        }
+        return name.substring(hash + 1);
+    }
+
+    /** The state of a role's lock, as a lock's: held by anyone, with the longest lease left. */
+    static LockInfo inspect(LockClient client, String name) {
+        String role = role(name);
+        if (role.startsWith("p")) {
+            SemaphoreInfo info = client.semaphore(base(name), Integer.parseInt(role.substring(1))).inspect();
+            return new LockInfo(name, info.holders() > 0, info.longestLease(), info.lastFencingToken(),
+                    info.waiters());
+        }
+        ReadWriteLockInfo info = client.readWriteLock(base(name)).inspect();
+        return new LockInfo(name, info.writeLocked() || info.readers() > 0, info.longestLease(),
+                info.lastFencingToken(), info.waiters());
+    }
+
+    @Override
+    public Held acquire(String name, Duration wait) throws InterruptedException {
+        String role = role(name);
+        String base = base(name);
+        Optional<Lease> got = switch (role.charAt(0)) {
+            case 'r' -> client.readWriteLock(base).readLock().tryAcquire(wait);
+            case 'w' -> client.readWriteLock(base).writeLock().tryAcquire(wait);
+            case 'p' -> client.semaphore(base, Integer.parseInt(role.substring(1))).tryAcquire(1, wait);
+            default -> throw new IllegalArgumentException("unknown role in " + name);
+        };
+        if (got.isEmpty()) {
+            return null;
+        }
+        Lease held = got.get();
+        AtomicLong lostAt = new AtomicLong(-1);
+        held.onLost(() -> lostAt.compareAndSet(-1, System.nanoTime()));
+        return new Held() {
+            @Override
+            public long fence() {
+                return held.fencingToken();
+            }
+
+            @Override
+            public long validUntil() {
+                long now = System.nanoTime();
+                long left = held.remaining().toNanos();
+                return held.isHeld() && left > 0 ? now + left : -1;
+            }
+
+            @Override
+            public boolean release() {
+                return held.release();
+            }
+
+            @Override
+            public long lostAt() {
+                return lostAt.get();
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}
