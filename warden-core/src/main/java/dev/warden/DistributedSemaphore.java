@@ -140,6 +140,14 @@ public interface DistributedSemaphore {
     OptionalLong forceRelease();
 
     /**
+     * {@link #forceRelease()} without blocking the calling thread.
+     *
+     * @return completes as {@link #forceRelease()} returns, on a thread of the client, or exceptionally with a
+     *         {@link LockException} if Redis fails
+     */
+    CompletableFuture<OptionalLong> forceReleaseAsync();
+
+    /**
      * Returns this semaphore with another replica policy, as {@link DistributedLock#withReplicaAcks} does for a lock:
      * every grant and renewal must be acknowledged by {@code replicas} replicas within {@code timeout}, or the grant
      * is undone and fails with {@link LockReplicationException}. A grant made by another client's release costs the

@@ -1,6 +1,7 @@
 package dev.warden;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The lease of a multi-lock ({@link LockClient#multiLock}): one lease for all of its locks, each held by a lease of
@@ -23,6 +24,15 @@ public interface MultiLease extends Lease {
      * @throws LockException            if the token had to be issued and Redis failed to answer
      */
     long fencingToken(String name);
+
+    /**
+     * {@link #fencingToken(String)} without blocking the calling thread.
+     *
+     * @param name the lock's name, one of {@link #names()}
+     * @return completes with the token, or exceptionally as {@link #fencingToken(String)} throws
+     * @throws IllegalArgumentException if {@code name} is not one of the locks
+     */
+    CompletableFuture<Long> fencingTokenAsync(String name);
 
     /**
      * Throws: a multi-lock has one token per lock.

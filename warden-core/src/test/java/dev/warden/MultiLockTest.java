@@ -31,6 +31,7 @@ class MultiLockTest extends RedisTestSupport {
         assertThat(multi.inspect().held()).isTrue();
         assertThat(lease.fencingToken(a)).isPositive();
         assertThat(lease.fencingToken(b)).isPositive();
+        assertThat(lease.fencingTokenAsync(b).get(BOUND_SECONDS, TimeUnit.SECONDS)).isEqualTo(lease.fencingToken(b));
         assertThatThrownBy(lease::fencingToken).isInstanceOf(UnsupportedOperationException.class);
         assertThatThrownBy(() -> lease.fencingToken("other")).isInstanceOf(IllegalArgumentException.class);
         assertThat(lease.release()).isTrue();

@@ -213,6 +213,10 @@ class SemaphoreTest extends RedisTestSupport {
         assertThat(semaphore.availableAsync().get(BOUND_SECONDS, TimeUnit.SECONDS)).isEqualTo(1);
         assertThat(lease.releaseAsync().get(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
         assertThat(semaphore.available()).isEqualTo(4);
+        Lease forced = semaphore.tryAcquire(2).orElseThrow();
+        assertThat(semaphore.forceReleaseAsync().get(BOUND_SECONDS, TimeUnit.SECONDS))
+                .hasValue(forced.fencingToken());
+        assertThat(semaphore.available()).isEqualTo(4);
     }
 
     @Test

@@ -75,6 +75,13 @@ final class RedisMultiLease implements MultiLease {
     }
 
     @Override
+    public CompletableFuture<Long> fencingTokenAsync(String name) {
+        int index = lock.names().indexOf(name);
+        Require.argument(index >= 0, "name must be one of %s: %s", lock.names(), name);
+        return parts.get(index).fencingTokenAsync();
+    }
+
+    @Override
     public long fencingToken() {
         throw new UnsupportedOperationException("a multi-lock has a fencing token per lock: use fencingToken(name)");
     }

@@ -106,6 +106,12 @@ final class RedisSemaphore implements DistributedSemaphore {
     }
 
     @Override
+    public CompletableFuture<OptionalLong> forceReleaseAsync() {
+        return Futures.publish(() -> share.forceReleaseRequest(ShareScripts.Holders.ALL),
+                share.client().callbackExecutor(), share.describe("forced release"));
+    }
+
+    @Override
     public String toString() {
         return "DistributedSemaphore{" + name() + ", " + permits + " permits}";
     }
