@@ -20,10 +20,19 @@ import java.util.Set;
  *   <li>loss reporting: a release that returned false had its loss reported through onLost, and no release
  *       returned true after an acquisition with a higher token had already been granted;</li>
  *   <li>tokens: an acquisition granted before another was requested has a lower token;</li>
- *   <li>liveness: after every fault, some acquisition succeeds within the bound.</li>
+ *   <li>liveness: after every fault, some acquisition succeeds within the bound, and every worker the fault struck
+ *       (cut off or slowed down) acquires again before the workload ends.</li>
  * </ol>
  */
 final class Checker {
+    /**
+     * When a fault lasted (System.nanoTime), and the workers it struck that must acquire again after it.
+     *
+     * @param victims worker ids ("w0"), empty for a fault of the servers or one whose worker may stay idle
+     */
+    record Window(long from, long to, List<String> victims) {
+    }
+
     private final List<String> violations = new ArrayList<>();
     private final Map<String, Integer> counts = new HashMap<>();
 
@@ -35,7 +44,7 @@ final class Checker {
         return counts;
     }
 
-    void check(History history, Map<String, List<String>> storeLogs, boolean dataLoss, List<long[]> faultWindows,
+    void check(History history, Map<String, List<String>> storeLogs, boolean dataLoss, List<Window> faultWindows,
                long livenessBoundNanos, long workloadEnd) {
         Map<String, List<Acquisition>> byName = new HashMap<>();
         for (Acquisition a : history.acquisitions) {
@@ -51,6 +60,7 @@ final class Checker {
             tokenOrder(acquisitions);
         }
         liveness(history, faultWindows, livenessBoundNanos, workloadEnd);
+        recovery(history, faultWindows, workloadEnd);
     }
 
     void fencing(String name, List<Acquisition> acquisitions, List<String> log) {
@@ -164,9 +174,9 @@ final class Checker {
         }
     }
 
-    void liveness(History history, List<long[]> faultWindows, long bound, long workloadEnd) {
-        for (long[] window : faultWindows) {
-            long end = window[1];
+    void liveness(History history, List<Window> faultWindows, long bound, long workloadEnd) {
+        for (Window window : faultWindows) {
+            long end = window.to();
             if (workloadEnd - (end + bound) < 0) {
                 continue;
             }
@@ -174,6 +184,20 @@ final class Checker {
                     .anyMatch(a -> a.acquired() - end >= 0 && a.acquired() - (end + bound) <= 0);
             if (!progressed) {
                 violate("liveness", "no acquisition within %d ms after a fault ended", bound / 1_000_000);
+            }
+        }
+    }
+
+    /** Every worker a fault struck acquires again between the fault's end and the workload's. */
+    void recovery(History history, List<Window> faultWindows, long workloadEnd) {
+        for (Window window : faultWindows) {
+            for (String victim : window.victims()) {
+                boolean back = history.acquisitions.stream().anyMatch(a -> a.op().startsWith(victim + ".")
+                        && a.acquired() - window.to() >= 0 && a.acquired() - workloadEnd <= 0);
+                if (!back) {
+                    violate("liveness", "%s did not acquire again in the %d ms between the end of its fault and the "
+                            + "end of the workload", victim, (workloadEnd - window.to()) / 1_000_000);
+                }
             }
         }
     }

@@ -38,7 +38,8 @@ final class FamilyChecker {
         return all;
     }
 
-    void check(History history, Map<String, List<String>> storeLogs, boolean dataLoss, List<long[]> faultWindows,
+    void check(History history, Map<String, List<String>> storeLogs, boolean dataLoss,
+               List<Checker.Window> faultWindows,
                long livenessBoundNanos, long workloadEnd) {
         Map<String, List<Acquisition>> byRoleName = new HashMap<>();
         Map<String, List<Acquisition>> byLock = new HashMap<>();
@@ -49,6 +50,7 @@ final class FamilyChecker {
         byRoleName.forEach((name, acquisitions) ->
                 lockChecks.fencing(name, acquisitions, storeLogs.getOrDefault(name, List.of())));
         lockChecks.liveness(history, faultWindows, livenessBoundNanos, workloadEnd);
+        lockChecks.recovery(history, faultWindows, workloadEnd);
         for (List<Acquisition> acquisitions : byLock.values()) {
             lossReported(acquisitions);
             boolean semaphore = FamilyLocks.role(acquisitions.get(0).name()).startsWith("p");

@@ -15,5 +15,23 @@ enum Fault {
     /** Sentinel: the master is killed, a replica promoted, and the old master returns empty as a replica. */
     FAILOVER,
     /** Cluster: the slot of a lock name moves to another node, keys and all. */
-    SLOT_MIGRATION
+    SLOT_MIGRATION,
+    /**
+     * The worker that last took a lock is cut off from the lock server for twice the lease: its proxy holds every
+     * byte back, both ways, without closing a connection (a half-open partition). In turn the partition heals, and
+     * what was held back is delivered, or ends with a reset of the worker's connections.
+     */
+    CLIENT_PARTITION,
+    /** A worker's pub/sub connection alone is cut off the same way for twice the lease, then heals. */
+    PUBSUB_PARTITION,
+    /**
+     * Requests and replies are delayed 0.3-0.8 s each way, a round trip beyond the workers' 0.5 s command timeout,
+     * for 1.5 leases: in turn for the worker that last took a lock, and for every worker.
+     */
+    NETWORK_LATENCY;
+
+    /** @return whether the fault hits the network between workers and lock server, through a proxy per worker */
+    boolean network() {
+        return this == CLIENT_PARTITION || this == PUBSUB_PARTITION || this == NETWORK_LATENCY;
+    }
 }

@@ -43,7 +43,7 @@ final class FaultRun {
         }
     }
 
-    /** How many processes a client stall stops and lets go on before it keeps one stopped anyway. */
+    /** How many workers a client stall or partition strikes and spares before it keeps one struck anyway. */
     private static final int STALL_ATTEMPTS = 20;
 
     private final Plan plan;
@@ -56,7 +56,9 @@ final class FaultRun {
     }
 
     Report run(Path dir) throws Exception {
-        try (LockTarget lockServer = LockTarget.start(plan.topology()); RedisServer storeServer = RedisServer.start()) {
+        try (LockTarget lockServer = LockTarget.start(plan.topology()); RedisServer storeServer = RedisServer.start();
+             Network network = new Network(lockServer, plan.workers(),
+                     plan.faults().stream().anyMatch(Fault::network))) {
             List<Process> workers = new ArrayList<>();
             List<Path> files = new ArrayList<>();
             for (int w = 0; w < plan.workers(); w++) {
@@ -64,7 +66,7 @@ final class FaultRun {
                 files.add(file);
                 workers.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-cp", System.getProperty("java.class.path"), FaultWorker.class.getName(),
-                        lockServer.spec(), storeServer.uri(), file.toString(), "w" + w,
+                        network.spec(w), storeServer.uri(), file.toString(), "w" + w,
                         Integer.toString(plan.threads()), Integer.toString(plan.seconds()),
                         Long.toString(plan.lease().toMillis()), Integer.toString(plan.holdMaxMs()),
                         String.join(",", plan.names()), plan.lockKind(), Integer.toString(w))
@@ -73,10 +75,10 @@ final class FaultRun {
             awaitReady(workers, dir);
             long start = System.nanoTime();
             long end = start + TimeUnit.SECONDS.toNanos(plan.seconds());
-            List<long[]> windows;
+            List<Checker.Window> windows;
             int[] connections = new int[2];
             try (FencedStore store = new FencedStore(storeServer.uri())) {
-                windows = inject(lockServer, workers, store, start, end, connections);
+                windows = inject(new Targets(lockServer, network, workers, store), start, end, connections);
             }
             List<String> problems = new ArrayList<>();
             for (int w = 0; w < workers.size(); w++) {
@@ -136,18 +138,19 @@ final class FaultRun {
                 try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(worker.getInputStream()));
                      var out = Files.newBufferedWriter(log)) {
                     String line;
-                    List<String> early = new ArrayList<>();
+                    List<String> first = new ArrayList<>();
                     while ((line = lines.readLine()) != null) {
                         if (line.equals("READY")) {
                             signal.complete(null);
-                        } else if (!signal.isDone() && early.size() < 20) {
-                            early.add(line);
+                        }
+                        if (first.size() < 5) {
+                            first.add(line);
                         }
                         out.write(line);
                         out.newLine();
                     }
                     signal.completeExceptionally(new IllegalStateException("worker exited before it was ready: "
-                            + early));
+                            + first));
                 } catch (IOException e) {
                     signal.completeExceptionally(e);
                 }
@@ -158,15 +161,24 @@ final class FaultRun {
         java.util.concurrent.CompletableFuture.allOf(ready.toArray(java.util.concurrent.CompletableFuture[]::new))
                 .get(60, TimeUnit.SECONDS);
         for (Process worker : workers) {
-            worker.getOutputStream().write("GO\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            worker.getOutputStream().flush();
+            tell(worker, "GO");
         }
     }
 
+    /** Sends a worker a line on its standard input: GO, or a command ({@link FaultWorker}). */
+    private static void tell(Process worker, String line) throws IOException {
+        worker.getOutputStream().write((line + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        worker.getOutputStream().flush();
+    }
+
+    /** What faults hit: the lock servers, the network, the worker processes; the store tells who holds a lock. */
+    private record Targets(LockTarget lockServer, Network network, List<Process> workers, FencedStore store) {
+    }
+
     /** Faults every 1.5-2.5 s after a 2 s warm-up, none in the last 4 s, so that recovery can be seen. */
-    private List<long[]> inject(LockTarget lockServer, List<Process> workers, FencedStore store, long start, long end,
-                                int[] connections) throws Exception {
-        List<long[]> windows = new ArrayList<>();
+    private List<Checker.Window> inject(Targets targets, long start, long end, int[] connections) throws Exception {
+        LockTarget lockServer = targets.lockServer();
+        List<Checker.Window> windows = new ArrayList<>();
         Thread sampler = new Thread(() -> {
             try {
                 TimeUnit.NANOSECONDS.sleep((end - start) * 3 / 10);
@@ -195,9 +207,11 @@ final class FaultRun {
             }
             Fault fault = cycle.remove(cycle.size() - 1);
             long from = System.nanoTime();
-            apply(fault, lockServer, workers, store);
-            windows.add(new long[] {from, System.nanoTime()});
-            injected.merge("fault " + fault, 1, Integer::sum);
+            List<String> victims = apply(fault, targets);
+            if (victims != null) {
+                windows.add(new Checker.Window(from, System.nanoTime(), victims));
+                injected.merge("fault " + fault, 1, Integer::sum);
+            }
             TimeUnit.MILLISECONDS.sleep(1000 + random.nextInt(500));
         }
         TimeUnit.NANOSECONDS.sleep(Math.max(0, end - System.nanoTime()));
@@ -205,27 +219,127 @@ final class FaultRun {
         return windows;
     }
 
-    private void apply(Fault fault, LockTarget lockServer, List<Process> workers, FencedStore store)
-            throws Exception {
+    /**
+     * Injects a fault and returns when it is over.
+     *
+     * @return the workers it struck that must acquire again after it ("w0"; none for a fault of the servers), or
+     *         null if it could not be injected now
+     */
+    private List<String> apply(Fault fault, Targets targets) throws Exception {
         long lease = plan.lease().toMillis();
-        if (fault == Fault.CLIENT_STALL) {
-            // Stop a process inside a critical section: one that holds a lock, kept stopped only if, once stopped,
-            // it still holds one (it cannot release while stopped); otherwise it goes on at once and another try
-            // follows, up to a bound.
-            for (int attempt = 1; ; attempt++) {
-                List<Process> holding = workers.stream().filter(p -> store.holds(p.pid())).toList();
-                List<Process> candidates = holding.isEmpty() ? workers : holding;
-                Process victim = candidates.get(random.nextInt(candidates.size()));
-                signal("STOP", victim.pid());
-                if (store.holds(victim.pid()) || attempt == STALL_ATTEMPTS) {
-                    TimeUnit.MILLISECONDS.sleep(lease * 2);
-                    signal("CONT", victim.pid());
-                    return;
-                }
-                signal("CONT", victim.pid());
+        List<Process> workers = targets.workers();
+        return switch (fault) {
+            case CLIENT_STALL -> {
+                int victim = strikeHolder(targets, w -> signal("STOP", workers.get(w).pid()),
+                        w -> signal("CONT", workers.get(w).pid()));
+                TimeUnit.MILLISECONDS.sleep(lease * 2);
+                signal("CONT", workers.get(victim).pid());
+                yield List.of();
+            }
+            case CLIENT_PARTITION -> partitionHolder(targets, lease);
+            case PUBSUB_PARTITION -> partitionPubSub(targets.network(), lease);
+            case NETWORK_LATENCY -> latencySpike(targets, lease);
+            default -> {
+                targets.lockServer().apply(fault, lease, random);
+                yield List.of();
+            }
+        };
+    }
+
+    /**
+     * Cuts off a worker that holds a lock for two leases. The holder goes on working under its lock through the
+     * partition and half a lease beyond, as a long job would: its lease runs out meanwhile, unrenewed. Every other
+     * partition ends with a reset of the worker's connections instead of a heal.
+     */
+    private List<String> partitionHolder(Targets targets, long lease) throws Exception {
+        List<Process> workers = targets.workers();
+        Network network = targets.network();
+        int victim = strikeHolder(targets, w -> {
+            tell(workers.get(w), "STRETCH " + lease * 5 / 2);
+            network.cut(w);
+        }, w -> {
+            network.heal(w, false);
+            tell(workers.get(w), "STRETCH 0");
+        });
+        TimeUnit.MILLISECONDS.sleep(lease * 2);
+        boolean reset = injected.getOrDefault("fault " + Fault.CLIENT_PARTITION, 0) % 2 == 1;
+        int resets = network.heal(victim, reset);
+        System.out.printf("client-partition: w%d cut off for %d ms, then %s%n", victim, lease * 2,
+                reset ? resets + " connections reset" : "healed");
+        return List.of("w" + victim);
+    }
+
+    /** Cuts off one worker's pub/sub connection alone for two leases; null if no worker has one yet. */
+    private List<String> partitionPubSub(Network network, long lease) throws InterruptedException {
+        int victim = network.cutPubSub(random);
+        if (victim < 0) {
+            return null;
+        }
+        TimeUnit.MILLISECONDS.sleep(lease * 2);
+        network.heal(victim, false);
+        System.out.printf("pubsub-partition: w%d's pub/sub connection cut off for %d ms, then healed%n", victim,
+                lease * 2);
+        return List.of("w" + victim);
+    }
+
+    /**
+     * Delays requests and replies 0.3-0.8 s each way for 1.5 leases: in turn for a worker that holds a lock (which
+     * goes on working under it through the spike and half a lease beyond), and for every worker.
+     */
+    private List<String> latencySpike(Targets targets, long lease) throws IOException, InterruptedException {
+        List<Process> workers = targets.workers();
+        List<Integer> slowed = new ArrayList<>();
+        if (injected.getOrDefault("fault " + Fault.NETWORK_LATENCY, 0) % 2 == 0) {
+            slowed.add(holder(targets));
+            tell(workers.get(slowed.get(0)), "STRETCH " + lease * 2);
+        } else {
+            for (int w = 0; w < workers.size(); w++) {
+                slowed.add(w);
             }
         }
-        lockServer.apply(fault, lease, random);
+        Duration requests = Duration.ofMillis(300 + random.nextInt(501));
+        Duration replies = Duration.ofMillis(300 + random.nextInt(501));
+        slowed.forEach(w -> targets.network().latency(w, requests, replies));
+        TimeUnit.MILLISECONDS.sleep(lease * 3 / 2);
+        slowed.forEach(w -> targets.network().latency(w, Duration.ZERO, Duration.ZERO));
+        System.out.printf("network-latency: %s delayed %d ms each request, %d ms each reply, for %d ms%n",
+                slowed.stream().map(w -> "w" + w).toList(), requests.toMillis(), replies.toMillis(), lease * 3 / 2);
+        return slowed.stream().map(w -> "w" + w).toList();
+    }
+
+    /** Something done to or undone for worker {@code w}. */
+    private interface Strike {
+        void on(int w) throws Exception;
+    }
+
+    /**
+     * Strikes a worker inside a critical section: one that holds a lock, kept struck only if, once struck, it still
+     * holds one (stopped or cut off, it cannot release); otherwise {@code spare} lets it go at once and another try
+     * follows, up to a bound.
+     *
+     * @return the worker struck
+     */
+    private int strikeHolder(Targets targets, Strike strike, Strike spare) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            int victim = holder(targets);
+            strike.on(victim);
+            if (targets.store().holds(targets.workers().get(victim).pid()) || attempt == STALL_ATTEMPTS) {
+                return victim;
+            }
+            spare.on(victim);
+        }
+    }
+
+    /** @return a random worker among those that note a lock held, or any if none does */
+    private int holder(Targets targets) {
+        List<Process> workers = targets.workers();
+        List<Integer> holding = new ArrayList<>();
+        for (int w = 0; w < workers.size(); w++) {
+            if (targets.store().holds(workers.get(w).pid())) {
+                holding.add(w);
+            }
+        }
+        return holding.isEmpty() ? random.nextInt(workers.size()) : holding.get(random.nextInt(holding.size()));
     }
 
     /** After the run: no lock is left held, and neither threads nor connections grew. */

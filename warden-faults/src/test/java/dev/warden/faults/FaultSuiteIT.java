@@ -5,8 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Warden under faults: every run must end with zero violations. Each run prints one summary line. The workload
@@ -86,6 +89,21 @@ class FaultSuiteIT {
     @Test
     void slowServerNeverExtendsALeaseBeyondItsDeadline() throws Exception {
         warden("latency", List.of(Fault.LATENCY));
+    }
+
+    /**
+     * The network runs, through a proxy per worker ({@link Network}): client-partition, pubsub-partition and
+     * network-latency. Like every run with faults, each asserts that it injected some; a network fault counts once
+     * it was injected.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Fault.class, names = {"CLIENT_PARTITION", "PUBSUB_PARTITION", "NETWORK_LATENCY"})
+    void networkFaultsNeverBreakExclusionAndStruckClientsComeBack(Fault fault) throws Exception {
+        FaultRun.Report report = warden(fault.name().toLowerCase(Locale.ROOT).replace('_', '-'), List.of(fault));
+        if (fault == Fault.CLIENT_PARTITION) {
+            // The holder cut off works on past the partition: its release, after the heal, finds its lease gone.
+            assertThat(report.counts().getOrDefault("lost leases", 0)).as(report.summary()).isPositive();
+        }
     }
 
     @Test

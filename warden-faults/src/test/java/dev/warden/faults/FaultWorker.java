@@ -1,6 +1,10 @@
 package dev.warden.faults;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -17,8 +22,16 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Arguments: lockSpec (topology|uris) storeUri historyFile workerId threads seconds leaseMs holdMaxMs names lockKind seed,
  * where lockKind is warden-renewed, warden-fair (renewed, in fair mode), warden-fixed, naive-del or naive-getset.
+ *
+ * <p>On standard input the worker waits for {@code GO}; after it, {@code STRETCH <ms>} makes every hold in progress or
+ * begun in the next {@code ms} milliseconds last until then, as a long job under the lock would: the run cuts the
+ * worker off the network meanwhile. A stretched hold records the last validity its lease showed during the hold,
+ * when the lease shows none by its release.
  */
 public final class FaultWorker {
+    /** How many times a worker tries to open its locks before it gives up. */
+    private static final int CONNECT_ATTEMPTS = 5;
+
     private FaultWorker() {
     }
 
@@ -34,17 +47,20 @@ public final class FaultWorker {
         String[] names = args[8].split(",");
         String kind = args[9];
         long seed = Long.parseLong(args[10]);
-        try (LocksUnderTest locks = open(kind, lockUri, lease);
+        try (LocksUnderTest locks = connect(kind, lockUri, lease);
              FencedStore store = new FencedStore(storeUri);
              PrintWriter history = new PrintWriter(Files.newBufferedWriter(historyFile, StandardCharsets.UTF_8))) {
             // Connected: say so, and start when the run says GO, so that every worker sees the whole schedule.
             System.out.println("READY");
             System.out.flush();
-            String go = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8))
-                    .readLine();
-            if (!"GO".equals(go)) {
+            BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            if (!"GO".equals(commands.readLine())) {
                 throw new IllegalStateException("the run ended before it started");
             }
+            AtomicLong stretchUntil = new AtomicLong(System.nanoTime());
+            Thread listener = new Thread(() -> listen(commands, stretchUntil), "run-commands");
+            listener.setDaemon(true);
+            listener.start();
             long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
             List<Thread> clients = new ArrayList<>();
             // A client thread that dies would leave its lock renewed forever and starve the others: the run must
@@ -54,7 +70,7 @@ public final class FaultWorker {
                 String client = worker + "." + t;
                 Random random = new Random(seed * 31 + t);
                 Thread thread = new Thread(() -> loop(client, random, locks, store, history, deadline, names,
-                        holdMaxMs), "client-" + client);
+                        holdMaxMs, stretchUntil), "client-" + client);
                 thread.setUncaughtExceptionHandler((dead, e) -> {
                     crash.compareAndSet(null, e);
                     System.out.println("client thread " + dead.getName() + " died: " + e);
@@ -82,6 +98,23 @@ public final class FaultWorker {
         }
     }
 
+    /**
+     * Opens the locks, trying up to {@link #CONNECT_ATTEMPTS} times: on a loaded machine a new JVM can miss the 0.5 s
+     * connect timeout (a worker of each of 8 runs in 15 failed so at a load average of 24); the run has not begun.
+     */
+    private static LocksUnderTest connect(String kind, String uri, Duration lease) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return open(kind, uri, lease);
+            } catch (RuntimeException e) {
+                if (attempt == CONNECT_ATTEMPTS) {
+                    throw e;
+                }
+                System.out.println("connect attempt " + attempt + " failed, trying again: " + e);
+            }
+        }
+    }
+
     private static LocksUnderTest open(String kind, String uri, Duration lease) {
         return switch (kind) {
             case "warden-renewed" -> new WardenLocks(uri, lease, true, false);
@@ -94,8 +127,25 @@ public final class FaultWorker {
         };
     }
 
+    /** Follows the run's commands until it closes the worker's standard input. */
+    private static void listen(BufferedReader commands, AtomicLong stretchUntil) {
+        try {
+            String line;
+            while ((line = commands.readLine()) != null) {
+                String[] command = line.split(" ");
+                if (!command[0].equals("STRETCH") || command.length != 2) {
+                    throw new IllegalArgumentException("unknown command from the run: " + line);
+                }
+                stretchUntil.set(System.nanoTime() + Duration.ofMillis(Long.parseLong(command[1])).toNanos());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the run's commands", e);
+        }
+    }
+
     private static void loop(String client, Random random, LocksUnderTest locks, FencedStore store,
-                             PrintWriter history, long deadline, String[] names, int holdMaxMs) {
+                             PrintWriter history, long deadline, String[] names, int holdMaxMs,
+                             AtomicLong stretchUntil) {
         long seq = 0;
         while (System.nanoTime() - deadline < 0) {
             String name = names[random.nextInt(names.length)];
@@ -134,10 +184,14 @@ public final class FaultWorker {
             boolean first = store.write(name, fence, op + "a");
             long w1e = System.nanoTime();
             pause(random.nextInt(holdMaxMs + 1));
+            long seen = stretch(held, stretchUntil);
             long w2 = System.nanoTime();
             boolean second = store.write(name, fence, op + "b");
             long w2e = System.nanoTime();
             long validUntil = held.validUntil();
+            if (validUntil < 0) {
+                validUntil = seen;
+            }
             store.unmarkHolder(name, ProcessHandle.current().pid());
             long r0 = System.nanoTime();
             String released;
@@ -157,6 +211,24 @@ public final class FaultWorker {
             record(history, "ACQ %s %s %d %d %d %d %d %s %d %d %s %d %d %d %s %d %d", op, name, fence, t0, t1,
                     w1, w1e, first, w2, w2e, second, validUntil, r0, r1, released, held.lostAt(), validAtAcquire);
         }
+    }
+
+    /**
+     * Holds on while the run stretches this worker's holds ({@code STRETCH}).
+     *
+     * @return the last validity (System.nanoTime) the lease showed meanwhile, or -1 if it showed none or the hold
+     *         was not stretched
+     */
+    private static long stretch(LocksUnderTest.Held held, AtomicLong stretchUntil) {
+        long seen = -1;
+        while (System.nanoTime() - stretchUntil.get() < 0) {
+            long valid = held.validUntil();
+            if (valid > 0) {
+                seen = valid;
+            }
+            pause(10);
+        }
+        return seen;
     }
 
     /** Releases a lease whose turn failed; a failure to release is already on record as the turn's error. */

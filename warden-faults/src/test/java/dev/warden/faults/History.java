@@ -9,7 +9,11 @@ import java.util.List;
 
 /** The merged history of a run, parsed from the workers' files. Times are System.nanoTime of one machine. */
 final class History {
-    /** One acquisition and what its holder did with it. */
+    /**
+     * One acquisition and what its holder did with it. {@code validBeforeRelease} is the end of the lease's local
+     * validity as its holder saw it just before the release, or, for a hold the run stretched ({@link FaultWorker})
+     * and whose lease showed none by then, the last end it showed during the hold; -1 if none.
+     */
     record Acquisition(String op, String name, long fence, long requested, long acquired, long write1Start,
                        long write1End, boolean write1Accepted, long write2Start, long write2End,
                        boolean write2Accepted, long validBeforeRelease, long releaseStart, long releaseEnd,

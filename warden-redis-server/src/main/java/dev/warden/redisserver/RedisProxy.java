@@ -1,39 +1,64 @@
 package dev.warden.redisserver;
 
-import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import java.time.Duration;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
 
 /**
- * A TCP proxy on a free port of 127.0.0.1 in front of one server, for faults between a client and Redis: it can
- * replace one of the server's replies with another, as a server of another version or a broken network might.
+ * A TCP proxy on a free port of 127.0.0.1 in front of one server, for faults between a client and Redis, all under
+ * the test's control: it can replace one of the server's replies with another, as a server of another version or a
+ * broken network might; add latency to either direction ({@link #latency}); stop delivering bytes on some
+ * connections without closing them, a half-open partition ({@link #blackhole}), until {@link #heal}; and reset
+ * connections ({@link #reset}).
  *
  * <p>Requests pass through unchanged. Replies are read whole (RESP2 and RESP3 frames, nested aggregates included),
- * so that a replacement takes the place of exactly one reply. {@link #close()} closes every connection.
+ * so that a replacement takes the place of exactly one reply. Each connection has four daemon threads, named
+ * {@code redis-proxy-<port>-<id>-...}, and holds back at most a few MiB per direction: beyond that, TCP's flow
+ * control stops the sender. Thread-safe. {@link #close()} closes every connection.
  */
 public final class RedisProxy implements AutoCloseable {
     private static final String HOST = "127.0.0.1";
+    private static final Predicate<Connection> NONE = connection -> false;
+
+    /** A connection through the proxy, as the predicates of {@link #blackhole} and {@link #reset} see it. */
+    public interface Connection {
+        /** @return its number: 0 for the first connection the proxy accepted, then 1, 2 and so on */
+        int id();
+
+        /** @return whether its client has sent SUBSCRIBE, SSUBSCRIBE or PSUBSCRIBE: a pub/sub connection */
+        boolean subscriber();
+    }
 
     private final int targetPort;
     private final ServerSocket listener;
-    private final List<Socket> sockets = new ArrayList<>();
+    /** Open connections, in the order they were accepted. Guarded by this. */
+    private final Set<ProxiedConnection> open = new LinkedHashSet<>();
+    /** Guarded by this. */
+    private int accepted;
     /** The replacement armed by {@link #replaceNextIntegerReply}, or null. Guarded by this. */
     private Replacement armed;
     /** Guarded by this. */
     private boolean closed;
     /** A text that every string reply has replaced ({@link #rewriteStrings}), or null. */
     private volatile Rewrite rewrite;
+    private volatile long requestDelayNanos;
+    private volatile long replyDelayNanos;
+    /** Which connections are held back; waited on by their pipes. Guarded by {@link #gate}. */
+    private Predicate<Connection> blackholed = NONE;
+    private final Object gate = new Object();
 
     private record Rewrite(String from, String to) {
     }
@@ -60,7 +85,7 @@ public final class RedisProxy implements AutoCloseable {
         try {
             return new RedisProxy(targetPort);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot open a proxy port", e);
+            throw new UncheckedIOException("cannot open a proxy port for target port " + targetPort, e);
         }
     }
 
@@ -98,112 +123,199 @@ public final class RedisProxy implements AutoCloseable {
         rewrite = new Rewrite(from, to);
     }
 
+    /**
+     * From now on, delays every byte that reaches the proxy by a fixed time per direction, on every connection; bytes
+     * stay in order, so a byte that comes after a delayed one waits for it. Zero for none.
+     *
+     * @param requests the delay from client to server
+     * @param replies  the delay from server to client
+     * @throws IllegalArgumentException if either is negative
+     */
+    public void latency(Duration requests, Duration replies) {
+        requestDelayNanos = nonNegative(requests, "requests");
+        replyDelayNanos = nonNegative(replies, "replies");
+    }
+
+    private static long nonNegative(Duration delay, String what) {
+        Objects.requireNonNull(delay, what);
+        if (delay.isNegative()) {
+            throw new IllegalArgumentException(what + " must not be negative: " + delay);
+        }
+        return delay.toNanos();
+    }
+
+    long requestDelayNanos() {
+        return requestDelayNanos;
+    }
+
+    long replyDelayNanos() {
+        return replyDelayNanos;
+    }
+
+    /**
+     * Holds back every byte, both ways, of the connections that {@code which} selects, without closing them: a
+     * half-open partition. TCP's flow control then stops the senders; neither side learns of it but by its own
+     * timeouts. The predicate is asked again before every write, so it also selects connections opened later and
+     * connections that come to match (one that subscribes later, say). Replaces an earlier blackhole.
+     *
+     * @param which selects the connections to hold back
+     * @return how many open connections it selects now
+     */
+    public int blackhole(Predicate<Connection> which) {
+        Objects.requireNonNull(which, "which");
+        synchronized (gate) {
+            blackholed = which;
+            gate.notifyAll();
+        }
+        return open().stream().filter(which).mapToInt(c -> 1).sum();
+    }
+
+    /**
+     * Holds back every byte of every connection, opened now or later: a partition of this proxy's clients.
+     *
+     * @return how many connections were open
+     */
+    public int blackhole() {
+        return blackhole(connection -> true);
+    }
+
+    /** Ends the blackhole: what was held back is delivered, in order, as after a partition that healed. */
+    public void heal() {
+        synchronized (gate) {
+            blackholed = NONE;
+            gate.notifyAll();
+        }
+    }
+
+    /**
+     * Closes the open connections that {@code which} selects with a TCP reset (RST), on both sides, dropping what
+     * they held back: as when a peer or a middlebox gives up on a connection.
+     *
+     * @param which selects the connections to reset
+     * @return how many connections were reset
+     */
+    public int reset(Predicate<Connection> which) {
+        Objects.requireNonNull(which, "which");
+        List<ProxiedConnection> chosen = open().stream().filter(which).toList();
+        chosen.forEach(ProxiedConnection::reset);
+        return chosen.size();
+    }
+
+    /**
+     * Resets every open connection (see {@link #reset(Predicate)}).
+     *
+     * @return how many connections were reset
+     */
+    public int reset() {
+        return reset(connection -> true);
+    }
+
+    /** @return the open connections, in the order they were accepted */
+    public synchronized List<Connection> connections() {
+        return List.copyOf(open);
+    }
+
+    private synchronized List<ProxiedConnection> open() {
+        return List.copyOf(open);
+    }
+
+    /** Waits while {@link #blackhole} holds the connection's bytes back. */
+    void awaitPassage(ProxiedConnection connection) throws InterruptedException {
+        synchronized (gate) {
+            while (blackholed.test(connection)) {
+                gate.wait();
+            }
+        }
+    }
+
+    synchronized void closed(ProxiedConnection connection) {
+        open.remove(connection);
+    }
+
     @Override
     public void close() {
-        List<Socket> open;
+        List<ProxiedConnection> all;
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
-            open = new ArrayList<>(sockets);
+            all = List.copyOf(open);
         }
         try {
             listener.close();
         } catch (IOException e) {
-            // Closing: nothing else to do.
-        }
-        for (Socket socket : open) {
-            try {
-                socket.close();
-            } catch (IOException e) {
-                // Closing: nothing else to do.
-            }
+            throw new UncheckedIOException("cannot close the proxy's port " + port(), e);
+        } finally {
+            all.forEach(ProxiedConnection::close);
         }
     }
 
     private void accept() {
         while (true) {
             Socket client;
-            Socket server;
             try {
                 client = listener.accept();
-                server = new Socket(HOST, targetPort);
             } catch (IOException e) {
+                // The listener was closed: the proxy is closing.
                 return;
             }
+            Socket server;
+            try {
+                server = new Socket(HOST, targetPort);
+            } catch (IOException e) {
+                // The server is down: the client is refused, as it would be without the proxy.
+                refuse(client);
+                continue;
+            }
+            ProxiedConnection connection;
             synchronized (this) {
-                sockets.add(client);
-                sockets.add(server);
                 if (closed) {
-                    close(client, server);
+                    refuse(client);
+                    refuse(server);
                     return;
                 }
-            }
-            pump("requests", () -> copy(client.getInputStream(), server.getOutputStream()), client, server);
-            pump("replies", () -> replies(server.getInputStream(), client.getOutputStream()), client, server);
-        }
-    }
-
-    private interface Pump {
-        void run() throws IOException;
-    }
-
-    private void pump(String what, Pump pump, Socket client, Socket server) {
-        Thread thread = new Thread(() -> {
-            try {
-                pump.run();
-            } catch (IOException e) {
-                // A side closed: close the other.
-            } finally {
-                close(client, server);
-            }
-        }, "redis-proxy-" + port() + "-" + what);
-        thread.setDaemon(true);
-        thread.start();
-    }
-
-    private static void close(Socket client, Socket server) {
-        try {
-            client.close();
-        } catch (IOException e) {
-            // Already closed.
-        }
-        try {
-            server.close();
-        } catch (IOException e) {
-            // Already closed.
-        }
-    }
-
-    private static void copy(InputStream in, OutputStream out) throws IOException {
-        byte[] buffer = new byte[8192];
-        int n;
-        while ((n = in.read(buffer)) >= 0) {
-            out.write(buffer, 0, n);
-            out.flush();
-        }
-    }
-
-    private void replies(InputStream raw, OutputStream out) throws IOException {
-        InputStream in = new BufferedInputStream(raw);
-        while (true) {
-            ByteArrayOutputStream frame = new ByteArrayOutputStream();
-            readFrame(in, frame);
-            byte[] reply = rewritten(frame.toByteArray());
-            Replacement replacement = null;
-            if (reply[0] == ':') {
-                synchronized (this) {
-                    replacement = armed;
-                    armed = null;
+                try {
+                    client.setTcpNoDelay(true);
+                    server.setTcpNoDelay(true);
+                    connection = new ProxiedConnection(this, accepted++, client, server);
+                } catch (IOException e) {
+                    // A side closed already: so does the other.
+                    refuse(client);
+                    refuse(server);
+                    continue;
                 }
+                open.add(connection);
             }
-            out.write(replacement != null ? replacement.reply() : reply);
-            out.flush();
-            if (replacement != null) {
-                replacement.replaced().complete(new String(reply, StandardCharsets.UTF_8).trim());
+            connection.start();
+        }
+    }
+
+    /** Closes a socket with a reset. */
+    private static void refuse(Socket socket) {
+        try {
+            socket.setSoLinger(true, 0);
+            socket.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot reset the socket on port " + socket.getLocalPort(), e);
+        }
+    }
+
+    /** Replaces or rewrites one reply as armed ({@link #replaceNextIntegerReply}, {@link #rewriteStrings}). */
+    byte[] reply(byte[] frame) {
+        byte[] reply = rewritten(frame);
+        Replacement replacement = null;
+        if (reply[0] == ':') {
+            synchronized (this) {
+                replacement = armed;
+                armed = null;
             }
         }
+        if (replacement == null) {
+            return reply;
+        }
+        replacement.replaced().complete(new String(reply, StandardCharsets.UTF_8).trim());
+        return replacement.reply();
     }
 
     /** A string reply with {@link #rewrite} applied; any other reply as it is. */
@@ -229,7 +341,7 @@ public final class RedisProxy implements AutoCloseable {
     }
 
     /** Reads one whole RESP2 or RESP3 frame into {@code frame}. */
-    private static void readFrame(InputStream in, ByteArrayOutputStream frame) throws IOException {
+    static void readFrame(InputStream in, ByteArrayOutputStream frame) throws IOException {
         int type = in.read();
         if (type < 0) {
             throw new EOFException();

@@ -69,7 +69,14 @@ public final class Resp implements Closeable {
         return read();
     }
 
-    private Object read() throws IOException {
+    /**
+     * Reads the next reply without sending a command: a message pushed to a subscriber, say.
+     *
+     * @return the decoded reply
+     * @throws IOException if the connection fails or times out
+     * @throws RespError   if the server answers with an error
+     */
+    public Object read() throws IOException {
         int type = in.read();
         if (type < 0) {
             throw new IOException("connection closed by the server");
