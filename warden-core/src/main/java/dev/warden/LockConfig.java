@@ -2,6 +2,8 @@ package dev.warden;
 
 import dev.warden.internal.Require;
 import dev.warden.internal.RedisUris;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,6 +55,9 @@ public final class LockConfig {
     private final LockListener listener;
     private final boolean fair;
     private final Duration spinWait;
+    private final Path tlsTrustedCertificates;
+    private final Path tlsClientCertificate;
+    private final Path tlsClientKey;
 
     private LockConfig(Builder b) {
         this.topology = b.topology;
@@ -69,6 +74,9 @@ public final class LockConfig {
         this.listener = b.listener;
         this.fair = b.fair;
         this.spinWait = b.spinWait;
+        this.tlsTrustedCertificates = b.tlsTrustedCertificates;
+        this.tlsClientCertificate = b.tlsClientCertificate;
+        this.tlsClientKey = b.tlsClientKey;
     }
 
     /** @return a new builder with the defaults */
@@ -96,7 +104,28 @@ public final class LockConfig {
         b.listener = listener;
         b.fair = fair;
         b.spinWait = spinWait;
+        b.tlsTrustedCertificates = tlsTrustedCertificates;
+        b.tlsClientCertificate = tlsClientCertificate;
+        b.tlsClientKey = tlsClientKey;
         return b;
+    }
+
+    /**
+     * @return the PEM file of the certificates a {@code rediss://} server's certificate must chain to, if set;
+     *         otherwise the JVM's default trust store decides
+     */
+    public Optional<Path> tlsTrustedCertificates() {
+        return Optional.ofNullable(tlsTrustedCertificates);
+    }
+
+    /** @return the PEM file of the client's certificate chain for mutual TLS, if set */
+    public Optional<Path> tlsClientCertificate() {
+        return Optional.ofNullable(tlsClientCertificate);
+    }
+
+    /** @return the PEM file of the client's private key (PKCS#8, unencrypted) for mutual TLS, if set */
+    public Optional<Path> tlsClientKey() {
+        return Optional.ofNullable(tlsClientKey);
     }
 
     /** @return the (first) Redis URI, password included; use {@link #redisUriForDisplay()} to show it */
@@ -201,8 +230,49 @@ public final class LockConfig {
         private ScheduledExecutorService scheduler;
         private LockListener listener;
         private boolean fair;
+        private Path tlsTrustedCertificates;
+        private Path tlsClientCertificate;
+        private Path tlsClientKey;
 
         private Builder() {
+        }
+
+        /**
+         * Trusts the certificates in this PEM file (one or more CA certificates) for {@code rediss://} servers,
+         * instead of the JVM's default trust store. Verification stays on: a server whose certificate does not
+         * chain to them, or names another host, is a {@link LockConnectionException}.
+         *
+         * @param pemFile a readable PEM file of X.509 certificates
+         * @return this builder
+         * @throws NullPointerException     if {@code pemFile} is null
+         * @throws IllegalArgumentException if the file is not a readable regular file
+         */
+        public Builder tlsTrustedCertificates(Path pemFile) {
+            this.tlsTrustedCertificates = readable(pemFile, "pemFile");
+            return this;
+        }
+
+        /**
+         * Presents this certificate and key to {@code rediss://} servers that require client certificates (Redis's
+         * {@code tls-auth-clients yes}): mutual TLS.
+         *
+         * @param certificateChain a readable PEM file of the client's certificate, then any intermediates
+         * @param privateKey       a readable PEM file of its private key, PKCS#8 and unencrypted
+         * @return this builder
+         * @throws NullPointerException     if an argument is null
+         * @throws IllegalArgumentException if a file is not a readable regular file
+         */
+        public Builder tlsClientCertificate(Path certificateChain, Path privateKey) {
+            this.tlsClientCertificate = readable(certificateChain, "certificateChain");
+            this.tlsClientKey = readable(privateKey, "privateKey");
+            return this;
+        }
+
+        private static Path readable(Path file, String name) {
+            Objects.requireNonNull(file, name);
+            Require.argument(Files.isRegularFile(file) && Files.isReadable(file),
+                    "%s must be a readable file: %s", name, file);
+            return file;
         }
 
         /**

@@ -5,6 +5,7 @@ import dev.warden.LockException;
 import dev.warden.LockInfo;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
@@ -65,6 +66,7 @@ final class Server {
                     .autoReconnect(true)
                     .timeoutOptions(timeouts)
                     .socketOptions(socket)
+                    .sslOptions(ssl(config))
                     .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
                             .enableAllAdaptiveRefreshTriggers()
                             .build())
@@ -77,6 +79,7 @@ final class Server {
                     .autoReconnect(true)
                     .timeoutOptions(timeouts)
                     .socketOptions(socket)
+                    .sslOptions(ssl(config))
                     .build());
             redis = single;
             link = () -> new StandaloneLink(single, uris.get(0));
@@ -92,6 +95,18 @@ final class Server {
             }
             throw failure;
         }
+    }
+
+    /**
+     * The TLS settings of {@code rediss://} connections: the configured trusted certificates instead of the JVM's
+     * trust store, and a client certificate for mutual TLS, where set; Lettuce's defaults otherwise.
+     */
+    private static SslOptions ssl(LockConfig config) {
+        SslOptions.Builder ssl = SslOptions.builder().jdkSslProvider();
+        config.tlsTrustedCertificates().ifPresent(pem -> ssl.trustManager(pem.toFile()));
+        config.tlsClientCertificate().ifPresent(chain ->
+                ssl.keyManager(chain.toFile(), config.tlsClientKey().orElseThrow().toFile(), null));
+        return ssl.build();
     }
 
     /** Reads one lock's state with the inspect script; not counted in flight. */
