@@ -58,6 +58,7 @@ public final class LockConfig {
     private final Path tlsTrustedCertificates;
     private final Path tlsClientCertificate;
     private final Path tlsClientKey;
+    private final char[] password;
 
     private LockConfig(Builder b) {
         this.topology = b.topology;
@@ -77,6 +78,7 @@ public final class LockConfig {
         this.tlsTrustedCertificates = b.tlsTrustedCertificates;
         this.tlsClientCertificate = b.tlsClientCertificate;
         this.tlsClientKey = b.tlsClientKey;
+        this.password = b.password == null ? null : b.password.clone();
     }
 
     /** @return a new builder with the defaults */
@@ -107,7 +109,16 @@ public final class LockConfig {
         b.tlsTrustedCertificates = tlsTrustedCertificates;
         b.tlsClientCertificate = tlsClientCertificate;
         b.tlsClientKey = tlsClientKey;
+        b.password = password;
         return b;
+    }
+
+    /**
+     * @return a copy of the password given by {@link Builder#password}, used for every server whose URI has none;
+     *         empty if none was given
+     */
+    public Optional<char[]> password() {
+        return Optional.ofNullable(password).map(char[]::clone);
     }
 
     /**
@@ -233,8 +244,26 @@ public final class LockConfig {
         private Path tlsTrustedCertificates;
         private Path tlsClientCertificate;
         private Path tlsClientKey;
+        private char[] password;
 
         private Builder() {
+        }
+
+        /**
+         * Authenticates with this password to every server whose URI carries none, so that a password can come from a
+         * file or the environment rather than a URI on a command line: as the ACL user a URI names alone
+         * ({@code redis://user@host}, which otherwise means a password), else as the default user.
+         *
+         * @param value the password; copied
+         * @return this builder
+         * @throws NullPointerException     if {@code value} is null
+         * @throws IllegalArgumentException if it is empty
+         */
+        public Builder password(char[] value) {
+            Objects.requireNonNull(value, "password");
+            Require.argument(value.length > 0, "password must not be empty");
+            this.password = value.clone();
+            return this;
         }
 
         /**

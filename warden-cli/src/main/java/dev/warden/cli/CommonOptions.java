@@ -1,6 +1,9 @@
 package dev.warden.cli;
 
 import dev.warden.LockConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import picocli.CommandLine.Option;
@@ -26,6 +29,22 @@ final class CommonOptions {
     @Option(names = {"-v", "--verbose"}, description = "show stack traces and library warnings")
     boolean verbose;
 
+    @Option(names = "--password-file", paramLabel = "FILE", description = "read the password from the first line "
+            + "of this file (else $WARDEN_PASSWORD), for servers whose URI has none; keeps it off the command line")
+    Path passwordFile;
+
+    @Option(names = "--tls-ca", paramLabel = "FILE", description = "trust the CA certificates in this PEM file for "
+            + "rediss:// servers instead of the JVM's trust store")
+    Path tlsCa;
+
+    @Option(names = "--tls-cert", paramLabel = "FILE", description = "client certificate chain (PEM) for mutual TLS; "
+            + "needs --tls-key")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE", description = "client private key (PEM, PKCS#8, unencrypted) "
+            + "for mutual TLS; needs --tls-cert")
+    Path tlsKey;
+
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this command's help and exit")
     boolean help;
 
@@ -40,6 +59,40 @@ final class CommonOptions {
     }
 
     private LockConfig.Builder settings() {
-        return LockConfig.builder().keyPrefix(prefix).commandTimeout(timeout).clientName("warden-cli");
+        LockConfig.Builder builder = LockConfig.builder().keyPrefix(prefix).commandTimeout(timeout)
+                .clientName("warden-cli");
+        char[] password = password();
+        if (password != null) {
+            builder.password(password);
+        }
+        if (tlsCa != null) {
+            builder.tlsTrustedCertificates(tlsCa);
+        }
+        if ((tlsCert == null) != (tlsKey == null)) {
+            throw new IllegalArgumentException("--tls-cert and --tls-key go together: " + tlsCert + ", " + tlsKey);
+        }
+        if (tlsCert != null) {
+            builder.tlsClientCertificate(tlsCert, tlsKey);
+        }
+        return builder;
+    }
+
+    /** The password from {@code --password-file}, else {@code $WARDEN_PASSWORD}, else null. */
+    private char[] password() {
+        if (passwordFile != null) {
+            try {
+                String first = Files.readAllLines(passwordFile).stream().findFirst().orElse("").strip();
+                if (first.isEmpty()) {
+                    throw new IllegalArgumentException("--password-file has no password on its first line: "
+                            + passwordFile);
+                }
+                return first.toCharArray();
+            } catch (IOException e) {
+                throw new IllegalArgumentException("--password-file cannot be read: " + passwordFile + " ("
+                        + e.getMessage() + ")", e);
+            }
+        }
+        String env = System.getenv("WARDEN_PASSWORD");
+        return env == null || env.isEmpty() ? null : env.toCharArray();
     }
 }

@@ -43,6 +43,10 @@ final class Errors {
         if (e instanceof RedisCommandExecutionException) {
             return new LockException(what + ": Redis answered with an error: " + e.getMessage(), e);
         }
+        if (e instanceof RedisConnectionException && answer(e) instanceof RedisCommandExecutionException refused) {
+            // Reached, but refused during the handshake: wrong credentials (NOAUTH, WRONGPASS) or a right missing.
+            return new LockException(what + ": Redis refused the connection: " + refused.getMessage(), e);
+        }
         if (e instanceof RedisConnectionException || e instanceof IOException || e instanceof ChannelException
                 || isConnectionState(e)) {
             return new LockConnectionException(what + ": Redis unreachable: " + e.getMessage(), e);
@@ -72,6 +76,16 @@ final class Errors {
      */
     static CompletionException completion(Throwable error) {
         return error instanceof CompletionException wrapped ? wrapped : new CompletionException(error);
+    }
+
+    /** The server's answer among the causes of a failure, or null if it has none. */
+    private static Throwable answer(Throwable error) {
+        for (Throwable cause = error.getCause(); cause != null; cause = cause.getCause()) {
+            if (cause instanceof RedisCommandExecutionException) {
+                return cause;
+            }
+        }
+        return null;
     }
 
     /**

@@ -9,6 +9,9 @@ import java.util.regex.Pattern;
 
 /** Parses Redis URIs and masks their passwords for messages. Internal; not part of the API. */
 public final class RedisUris {
+    /** The user information of a URI: anything before an '@' that comes before the first '/' after the scheme. */
+    private static final java.util.regex.Pattern CREDENTIALS = java.util.regex.Pattern.compile("^[a-z-]+://([^/@]*)@");
+
     private static final Pattern USER_INFO = Pattern.compile("^([a-zA-Z][a-zA-Z0-9+.-]*://)([^@/]*)@");
 
     private RedisUris() {
@@ -65,6 +68,25 @@ public final class RedisUris {
      * @param uri the URI
      * @return the URI safe to show
      */
+    /**
+     * Authenticates with a password given apart from the URI ({@link dev.warden.LockConfig.Builder#password}): as the
+     * URI's user where it names one alone ({@code scheme://user@host}), as the default user where it names none. A
+     * URI with {@code user:password@} keeps its own.
+     *
+     * @param text     the URI as configured
+     * @param uri      the URI parsed
+     * @param password the password
+     */
+    public static void authenticate(String text, RedisURI uri, char[] password) {
+        java.util.regex.Matcher credentials = CREDENTIALS.matcher(text);
+        if (!credentials.find()) {
+            uri.setAuthentication(password);
+        } else if (credentials.group(1).indexOf(':') < 0) {
+            uri.setAuthentication(java.net.URLDecoder.decode(credentials.group(1),
+                    java.nio.charset.StandardCharsets.UTF_8), password);
+        }
+    }
+
     public static String mask(String uri) {
         if (uri == null) {
             return null;

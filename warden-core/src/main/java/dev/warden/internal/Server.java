@@ -49,6 +49,7 @@ final class Server {
         List<RedisURI> uris = new ArrayList<>();
         for (String text : config.redisUris()) {
             RedisURI uri = RedisUris.parse(text);
+            config.password().ifPresent(password -> RedisUris.authenticate(text, uri, password));
             uri.setTimeout(config.commandTimeout());
             uri.setClientName(config.clientName());
             uris.add(uri);
