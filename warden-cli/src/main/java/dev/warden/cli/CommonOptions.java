@@ -29,6 +29,22 @@ final class CommonOptions {
     @Option(names = {"-v", "--verbose"}, description = "show stack traces and library warnings")
     boolean verbose;
 
+    @Option(names = "--cluster", description = "--redis names a Redis Cluster: one or more seed URIs, comma-separated")
+    boolean cluster;
+
+    @Option(names = "--quorum", description = "--redis names three or more independent servers, comma-separated, "
+            + "for a quorum lock (Redlock)")
+    boolean quorum;
+
+    @Option(names = "--replica-acks", paramLabel = "K", defaultValue = "0", description = "every grant and renewal "
+            + "must be acknowledged by K replicas (Redis WAIT), or the acquire fails (default: ${DEFAULT-VALUE})")
+    int replicaAcks;
+
+    @Option(names = "--replica-ack-timeout", paramLabel = "DURATION", defaultValue = "500ms",
+            converter = Durations.class, description = "how long to wait for the replicas' acknowledgements; "
+            + "shorter than --timeout (default: ${DEFAULT-VALUE})")
+    Duration replicaAckTimeout;
+
     @Option(names = "--password-file", paramLabel = "FILE", description = "read the password from the first line "
             + "of this file (else $WARDEN_PASSWORD), for servers whose URI has none; keeps it off the command line")
     Path passwordFile;
@@ -48,14 +64,28 @@ final class CommonOptions {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this command's help and exit")
     boolean help;
 
-    /** Builds the client configuration; a bad value throws {@link IllegalArgumentException} naming it. */
+    /**
+     * Builds the client configuration: {@code --redis} as one server (or a Sentinel URI), the seeds of a cluster
+     * ({@code --cluster}), or a quorum's servers ({@code --quorum}); a bad value throws
+     * {@link IllegalArgumentException} naming it.
+     */
     LockConfig.Builder config() {
-        return settings().redisUri(redis);
-    }
-
-    /** As {@link #config()}, with {@code --redis} as one or more seeds of a Redis Cluster, comma-separated. */
-    LockConfig.Builder clusterConfig() {
-        return settings().cluster(Arrays.stream(redis.split(",")).map(String::trim).toArray(String[]::new));
+        if (cluster && quorum) {
+            throw new IllegalArgumentException("--cluster and --quorum exclude each other");
+        }
+        String[] uris = Arrays.stream(redis.split(",")).map(String::trim).toArray(String[]::new);
+        LockConfig.Builder builder = settings();
+        if (cluster) {
+            builder.cluster(uris);
+        } else if (quorum) {
+            builder.quorum(uris);
+        } else {
+            builder.redisUri(redis);
+        }
+        if (replicaAcks != 0) {
+            builder.replicaAcks(replicaAcks, replicaAckTimeout);
+        }
+        return builder;
     }
 
     private LockConfig.Builder settings() {

@@ -69,6 +69,9 @@ final class DemoCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--clients and --processes must be at least 1 and --prizes at least 0: "
                     + clients + ", " + processes + ", " + prizes);
         }
+        if (common.cluster || common.quorum) {
+            throw new IllegalArgumentException("the demo runs on one Redis server: --cluster and --quorum do not apply");
+        }
         processes = Math.min(processes, clients);
         boolean embedded = !spec.commandLine().getParseResult().hasMatchedOption("--redis")
                 && System.getenv("WARDEN_REDIS") == null;

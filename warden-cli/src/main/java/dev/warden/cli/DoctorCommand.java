@@ -35,9 +35,6 @@ final class DoctorCommand implements Callable<Integer> {
                     + "Default: ${DEFAULT-VALUE}")
     Durability durability;
 
-    @Option(names = "--replica-acks", paramLabel = "K", defaultValue = "0",
-            description = "replica acknowledgements your clients require (LockConfig.replicaAcks); default 0")
-    int replicaAcks;
 
     @Option(names = "--max-clock-offset", paramLabel = "DURATION", defaultValue = "1s", converter = Durations.class,
             description = "warn when the server's clock differs from this machine's by more (default: "
@@ -64,8 +61,12 @@ final class DoctorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (replicaAcks < 0) {
-            throw new IllegalArgumentException("--replica-acks must not be negative: " + replicaAcks);
+        if (common.replicaAcks < 0) {
+            throw new IllegalArgumentException("--replica-acks must not be negative: " + common.replicaAcks);
+        }
+        if (common.cluster || common.quorum) {
+            throw new IllegalArgumentException("doctor checks one server at a time (it finds a cluster's topology "
+                    + "itself): --cluster and --quorum do not apply");
         }
         if (samples < 1 || samples > 1000) {
             throw new IllegalArgumentException("--samples must be from 1 to 1000: " + samples);
@@ -79,7 +80,7 @@ final class DoctorCommand implements Callable<Integer> {
         uri.setTimeout(common.timeout);
         DoctorOptions options = new DoctorOptions(config.redisUriForDisplay(),
                 Optional.ofNullable(uri.getSentinelMasterId()), common.prefix, common.timeout, durability,
-                replicaAcks, maxClockOffset, samples);
+                common.replicaAcks, maxClockOffset, samples);
         RedisClient client = RedisClient.create();
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(false)

@@ -41,31 +41,34 @@ final class InspectCommand implements Callable<Integer> {
             out.println("last fence:    " + (info.lastFencingToken() == 0 ? "-" : info.lastFencingToken()));
             out.println("waiters:       " + info.waiters());
             out.println("longest wait:  " + info.longestWait().map(LocksView::duration).orElse("-"));
-            ReadWriteLockInfo readWrite = client.readWriteLock(name).inspect();
-            if (readWrite.writeLocked() || readWrite.readers() > 0 || readWrite.waiters() > 0
-                    || readWrite.lastFencingToken() > 0) {
-                out.println();
-                out.println("read-write:    " + (readWrite.writeLocked() ? "write-locked" : "")
-                        + (readWrite.writeLocked() && readWrite.readers() > 0 ? ", " : "")
-                        + (readWrite.readers() > 0 ? "read-locked by " + readWrite.readers() + " readers" : "")
-                        + (readWrite.writeLocked() || readWrite.readers() > 0 ? "" : "free"));
-                out.println("lease left:    " + (readWrite.writeLocked() || readWrite.readers() > 0
-                        ? Durations.format(readWrite.longestLease()) : "-"));
-                out.println("last fence:    " + (readWrite.lastFencingToken() == 0 ? "-"
-                        : readWrite.lastFencingToken()));
-                out.println("waiters:       " + readWrite.waiters());
-            }
-            // The permits asked for do not matter to inspect: it reports the number stored with the semaphore.
-            SemaphoreInfo semaphore = client.semaphore(name, 1).inspect();
-            if (semaphore.permits() > 0) {
-                out.println();
-                out.println("semaphore:     " + semaphore.available() + " of " + semaphore.permits()
-                        + " permits free, " + semaphore.holders() + " holders");
-                out.println("lease left:    " + (semaphore.holders() > 0
-                        ? Durations.format(semaphore.longestLease()) : "-"));
-                out.println("last fence:    " + (semaphore.lastFencingToken() == 0 ? "-"
-                        : semaphore.lastFencingToken()));
-                out.println("waiters:       " + semaphore.waiters());
+            // A quorum has locks only.
+            if (!common.quorum) {
+                ReadWriteLockInfo readWrite = client.readWriteLock(name).inspect();
+                if (readWrite.writeLocked() || readWrite.readers() > 0 || readWrite.waiters() > 0
+                        || readWrite.lastFencingToken() > 0) {
+                    out.println();
+                    out.println("read-write:    " + (readWrite.writeLocked() ? "write-locked" : "")
+                            + (readWrite.writeLocked() && readWrite.readers() > 0 ? ", " : "")
+                            + (readWrite.readers() > 0 ? "read-locked by " + readWrite.readers() + " readers" : "")
+                            + (readWrite.writeLocked() || readWrite.readers() > 0 ? "" : "free"));
+                    out.println("lease left:    " + (readWrite.writeLocked() || readWrite.readers() > 0
+                            ? Durations.format(readWrite.longestLease()) : "-"));
+                    out.println("last fence:    " + (readWrite.lastFencingToken() == 0 ? "-"
+                            : readWrite.lastFencingToken()));
+                    out.println("waiters:       " + readWrite.waiters());
+                }
+                // The permits asked for do not matter to inspect: it reports the number stored with the semaphore.
+                SemaphoreInfo semaphore = client.semaphore(name, 1).inspect();
+                if (semaphore.permits() > 0) {
+                    out.println();
+                    out.println("semaphore:     " + semaphore.available() + " of " + semaphore.permits()
+                            + " permits free, " + semaphore.holders() + " holders");
+                    out.println("lease left:    " + (semaphore.holders() > 0
+                            ? Durations.format(semaphore.longestLease()) : "-"));
+                    out.println("last fence:    " + (semaphore.lastFencingToken() == 0 ? "-"
+                            : semaphore.lastFencingToken()));
+                    out.println("waiters:       " + semaphore.waiters());
+                }
             }
             out.flush();
             return ExitCodes.OK;

@@ -60,9 +60,6 @@ final class LocksCommand implements Callable<Integer> {
             description = "the most locks to read per listing, 1 to 1000000 (default: ${DEFAULT-VALUE})")
     int limit;
 
-    @Option(names = "--cluster", description = "--redis is a Redis Cluster: one or more seed URIs, "
-            + "comma-separated; every master is scanned")
-    boolean cluster;
 
     @Spec
     CommandSpec spec;
@@ -79,7 +76,7 @@ final class LocksCommand implements Callable<Integer> {
         if (limit < 1 || limit > MAX_LIMIT) {
             throw new IllegalArgumentException("--limit must be from 1 to " + MAX_LIMIT + ": " + limit);
         }
-        LockConfig config = (cluster ? common.clusterConfig() : common.config()).build();
+        LockConfig config = common.config().build();
         PrintWriter out = spec.commandLine().getOut();
         // A terminal shows one view redrawn in place; anything else (a pipe, a file) gets a listing after another.
         boolean terminal = watch && !json && System.console() != null;

@@ -53,7 +53,8 @@ public final class Main {
         boolean verbose = parsed.expandedArgs().contains("--verbose") || parsed.expandedArgs().contains("-v");
         String message = ex.getMessage() == null ? ex.toString() : ex.getMessage();
         int code;
-        if (ex instanceof IllegalArgumentException || ex instanceof NullPointerException) {
+        if (ex instanceof IllegalArgumentException || ex instanceof NullPointerException
+                || ex instanceof UnsupportedOperationException) {
             code = ExitCodes.USAGE;
         } else if (ex instanceof LockException) {
             code = ExitCodes.REDIS_UNAVAILABLE;
