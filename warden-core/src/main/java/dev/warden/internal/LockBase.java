@@ -2,6 +2,7 @@ package dev.warden.internal;
 
 import dev.warden.DistributedLock;
 import dev.warden.Lease;
+import dev.warden.Ticker;
 import dev.warden.LockException;
 import java.time.Duration;
 import java.util.Optional;
@@ -46,6 +47,9 @@ abstract class LockBase implements DistributedLock {
 
     /** Decides whether a thread blocked in an acquire spins while its try is in flight. */
     abstract Spinner spinner();
+
+    /** The client's clock, for deadlines. */
+    abstract Ticker ticker();
 
     @Override
     public Optional<Lease> tryAcquire() {

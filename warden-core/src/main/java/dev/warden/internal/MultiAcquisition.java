@@ -33,7 +33,7 @@ final class MultiAcquisition {
         this.lock = lock;
         this.parts = parts;
         this.waitNanos = waitNanos;
-        this.deadline = System.nanoTime() + Math.max(waitNanos, 0);
+        this.deadline = lock.ticker().read() + Math.max(waitNanos, 0);
         this.leaseMillis = leaseMillis;
         this.renewing = renewing;
     }
@@ -119,7 +119,7 @@ final class MultiAcquisition {
             }
             return;
         }
-        long left = waitNanos < 0 ? -1 : Math.max(deadline - System.nanoTime(), 0);
+        long left = waitNanos < 0 ? -1 : Math.max(deadline - lock.ticker().read(), 0);
         CompletableFuture<Optional<Lease>> part;
         try {
             part = parts.get(index).start(left, leaseMillis, renewing, Events.AcquireWatch.NONE);

@@ -13,6 +13,7 @@ import java.util.concurrent.Executor;
 
 import dev.warden.DistributedLock;
 import dev.warden.Lease;
+import dev.warden.Ticker;
 import dev.warden.LockClient;
 import dev.warden.LockInfo;
 
@@ -197,6 +198,11 @@ final class MultiLock extends LockBase {
             acked.add((LockBase) part.withReplicaAcks(replicas, timeout));
         }
         return new MultiLock(acked);
+    }
+
+    @Override
+    Ticker ticker() {
+        return parts.get(0).ticker();
     }
 
     @Override

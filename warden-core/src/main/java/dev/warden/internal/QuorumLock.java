@@ -2,6 +2,7 @@ package dev.warden.internal;
 
 import dev.warden.DistributedLock;
 import dev.warden.Lease;
+import dev.warden.Ticker;
 import dev.warden.LockConnectionException;
 import dev.warden.LockException;
 import dev.warden.LockInfo;
@@ -182,6 +183,11 @@ final class QuorumLock extends LockBase {
                     "replica acknowledgements do not apply to a quorum: its servers are independent masters");
         }
         return this;
+    }
+
+    @Override
+    Ticker ticker() {
+        return client.ticker();
     }
 
     @Override

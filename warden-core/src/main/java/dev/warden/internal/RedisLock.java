@@ -2,6 +2,7 @@ package dev.warden.internal;
 
 import dev.warden.DistributedLock;
 import dev.warden.Lease;
+import dev.warden.Ticker;
 import dev.warden.LockInfo;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -222,6 +223,11 @@ final class RedisLock extends LockBase {
                     client.notifier().wakeOne(keys, queued);
                     return removed;
                 });
+    }
+
+    @Override
+    Ticker ticker() {
+        return client.ticker();
     }
 
     @Override

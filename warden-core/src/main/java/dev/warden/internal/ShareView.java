@@ -8,6 +8,7 @@ import java.util.concurrent.Executor;
 
 import dev.warden.DistributedLock;
 import dev.warden.Lease;
+import dev.warden.Ticker;
 import dev.warden.LockInfo;
 
 /**
@@ -132,6 +133,11 @@ final class ShareView extends LockBase {
     @Override
     public DistributedLock withReplicaAcks(int replicas, Duration timeout) {
         return new ShareView(share.withReplicas(replicas, timeout), permits, role);
+    }
+
+    @Override
+    Ticker ticker() {
+        return share.client().ticker();
     }
 
     @Override
