@@ -334,6 +334,49 @@ abstract class LeaseBase implements Lease {
      */
     abstract <T> CompletableFuture<T> publish(Supplier<CompletableFuture<T>> request, String operation);
 
+    /**
+     * What {@link #abandon} does for every kind of lease: unless a release has begun, stops it ({@code stop}) and
+     * releases it by token in the background, counted in flight as clean-up. A failure is logged, since nobody is
+     * left to tell; the lock then expires at the end of its lease.
+     *
+     * @param release sends the release by token
+     * @param after   runs after the release answered
+     * @return completes with false if the release failed, true otherwise (also when another release came first)
+     */
+    CompletableFuture<Boolean> abandonWith(InFlight inFlight, Runnable stop,
+                                           Supplier<CompletableFuture<Boolean>> release, Runnable after) {
+        inFlight.enter(InFlight.Kind.CLEANUP);
+        try {
+            if (!beginRelease()) {
+                return CompletableFuture.completedFuture(true);
+            }
+            stop.run();
+            CompletableFuture<Boolean> done = new CompletableFuture<>();
+            inFlight.send(InFlight.Kind.CLEANUP, release, (reply, error) -> {
+                released();
+                if (error != null) {
+                    abandonFailed(error);
+                    done.complete(false);
+                } else {
+                    after.run();
+                    done.complete(true);
+                }
+            }, error -> {
+                released();
+                abandonFailed(error);
+                done.complete(false);
+            });
+            return done;
+        } finally {
+            inFlight.exit();
+        }
+    }
+
+    private void abandonFailed(Throwable error) {
+        LOG.warn("could not release abandoned lease of '{}'; it expires after {} ms: {}", lockName(), leaseMillis,
+                Errors.unwrap(error).toString());
+    }
+
     /** @return whether the lease is held and no release has started */
     boolean active() {
         return state == HELD;

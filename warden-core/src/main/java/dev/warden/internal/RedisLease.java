@@ -6,12 +6,9 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /** A lease on one lock: HELD until released or lost, then never again. */
 final class RedisLease extends LeaseBase {
-    private static final Logger LOG = LoggerFactory.getLogger(RedisLease.class);
     /** Local handovers in a row before a release goes to Redis again. */
     static final int MAX_LOCAL_HANDOVERS = 8;
     /** How long after the first of them local handovers in a row may go on. */
@@ -459,34 +456,9 @@ final class RedisLease extends LeaseBase {
      */
     @Override
     CompletableFuture<Boolean> abandon() {
-        InFlight inFlight = lock.client().inFlight();
-        inFlight.enter(InFlight.Kind.CLEANUP);
-        try {
-            if (!beginRelease()) {
-                return CompletableFuture.completedFuture(true);
-            }
-            lock.client().watchdog().unregister(this);
-            CompletableFuture<Boolean> done = new CompletableFuture<>();
-            inFlight.send(InFlight.Kind.CLEANUP, () -> lock.release(token), (reply, error) -> {
-                released();
-                if (error != null) {
-                    LOG.warn("could not release abandoned lease of lock '{}'; it expires after {} ms: {}",
-                            lock.name(), leaseMillis, Errors.unwrap(error).toString());
-                    done.complete(false);
-                } else {
-                    lock.client().notifier().wakeOne(keys, lock.queued());
-                    done.complete(true);
-                }
-            }, error -> {
-                released();
-                LOG.warn("could not release abandoned lease of lock '{}'; it expires after {} ms: {}",
-                        lock.name(), leaseMillis, Errors.unwrap(error).toString());
-                done.complete(false);
-            });
-            return done;
-        } finally {
-            inFlight.exit();
-        }
+        RedisLockClient client = lock.client();
+        return abandonWith(client.inFlight(), () -> client.watchdog().unregister(this), () -> lock.release(token),
+                () -> client.notifier().wakeOne(keys, lock.queued()));
     }
 
     @Override

@@ -4,15 +4,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import dev.warden.Ticker;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A lease on permits of a shared lock ({@link ShareLock}): a semaphore's permits, a read lock or a write lock. Its
  * fencing token is issued with the grant, so asking for it costs no request.
  */
 final class ShareLease extends LeaseBase {
-    private static final Logger LOG = LoggerFactory.getLogger(ShareLease.class);
     private final ShareLock share;
     private final String token;
     private final long fence;
@@ -136,31 +133,7 @@ final class ShareLease extends LeaseBase {
     /** Releases in the background a lease nobody will use; false if the release failed (it then ends by itself). */
     @Override
     CompletableFuture<Boolean> abandon() {
-        InFlight inFlight = share.client().inFlight();
-        inFlight.enter(InFlight.Kind.CLEANUP);
-        try {
-            if (!beginRelease()) {
-                return CompletableFuture.completedFuture(true);
-            }
-            forget();
-            CompletableFuture<Boolean> done = new CompletableFuture<>();
-            inFlight.send(InFlight.Kind.CLEANUP, () -> share.release(token), (reply, error) -> {
-                released();
-                if (error != null) {
-                    LOG.warn("could not release abandoned lease of '{}'; it ends after {} ms: {}", share.name(),
-                            leaseMillis, Errors.unwrap(error).toString());
-                }
-                done.complete(error == null);
-            }, error -> {
-                released();
-                LOG.warn("could not release abandoned lease of '{}'; it ends after {} ms: {}", share.name(),
-                        leaseMillis, Errors.unwrap(error).toString());
-                done.complete(false);
-            });
-            return done;
-        } finally {
-            inFlight.exit();
-        }
+        return abandonWith(share.client().inFlight(), this::forget, () -> share.release(token), () -> { });
     }
 
     /** Stops renewals, and the thread no longer holds it for the downgrade and upgrade checks. */

@@ -7,7 +7,6 @@ import dev.warden.ReadWriteLockInfo;
 import dev.warden.SemaphoreInfo;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Warden's read-write lock and semaphore under the fault suite, with renewed leases. A run's names carry the role
@@ -65,32 +64,7 @@ final class FamilyLocks implements LocksUnderTest {
         if (got.isEmpty()) {
             return null;
         }
-        Lease held = got.get();
-        AtomicLong lostAt = new AtomicLong(-1);
-        held.onLost(() -> lostAt.compareAndSet(-1, System.nanoTime()));
-        return new Held() {
-            @Override
-            public long fence() {
-                return held.fencingToken();
-            }
-
-            @Override
-            public long validUntil() {
-                long now = System.nanoTime();
-                long left = held.remaining().toNanos();
-                return held.isHeld() && left > 0 ? now + left : -1;
-            }
-
-            @Override
-            public boolean release() {
-                return held.release();
-            }
-
-            @Override
-            public long lostAt() {
-                return lostAt.get();
-            }
-        };
+        return WardenLocks.held(got.get());
     }
 
     @Override

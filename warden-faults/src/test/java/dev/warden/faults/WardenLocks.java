@@ -28,7 +28,11 @@ final class WardenLocks implements LocksUnderTest {
         if (got.isEmpty()) {
             return null;
         }
-        Lease held = got.get();
+        return held(got.get());
+    }
+
+    /** A Warden lease as the fault suite holds it: its token, validity, release and when it was reported lost. */
+    static Held held(Lease held) {
         AtomicLong lostAt = new AtomicLong(-1);
         held.onLost(() -> lostAt.compareAndSet(-1, System.nanoTime()));
         return new Held() {
