@@ -50,8 +50,10 @@ final class AclCheck {
                             + "*");
         }
         if (!failed.isEmpty()) {
-            return Finding.warn(CODE, observed, "refused only commands that Warden does not use with the options "
-                    + "given (" + scope + ")", "grant them before turning on the options that use them");
+            return Finding.warn(CODE, observed, "refused only commands that locks do not need with the options "
+                    + "given: " + failed.stream().map(t -> t.command() + " for " + t.when())
+                    .collect(Collectors.joining(", ")) + " (" + scope + ")", "grant them before using what needs "
+                    + "them");
         }
         String inScripts = " (in scripts)";
         return Finding.ok(CODE, observed, "the user may run every command Warden sends (" + scope + "). Tried: "

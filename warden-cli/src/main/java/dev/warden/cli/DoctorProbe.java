@@ -1,6 +1,7 @@
 package dev.warden.cli;
 
 import io.lettuce.core.RedisException;
+import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -43,6 +44,8 @@ final class DoctorProbe {
             "try('ZADD', 'ZADD', KEYS[2], 'NX', 1, 'doctor')",
             "try('PEXPIRE', 'PEXPIRE', KEYS[2], 10000)",
             "try('ZRANGE', 'ZRANGE', KEYS[2], 0, -1, 'WITHSCORES')",
+            "try('ZRANGEBYSCORE', 'ZRANGEBYSCORE', KEYS[2], '-inf', '+inf')",
+            "try('ZSCORE', 'ZSCORE', KEYS[2], 'doctor')",
             "try('ZCOUNT', 'ZCOUNT', KEYS[2], 0, '+inf')",
             "try('ZCARD', 'ZCARD', KEYS[2])",
             "try('ZREMRANGEBYSCORE', 'ZREMRANGEBYSCORE', KEYS[2], '-inf', 0)",
@@ -51,6 +54,8 @@ final class DoctorProbe {
             "try('HSET', 'HSET', KEYS[3], 'doctor', '1')",
             "try('PEXPIRE', 'PEXPIRE', KEYS[3], 10000)",
             "try('HGET', 'HGET', KEYS[3], 'doctor')",
+            "try('HINCRBY', 'HINCRBY', KEYS[3], 'used', 1)",
+            "try('HGETALL', 'HGETALL', KEYS[3])",
             "try('HVALS', 'HVALS', KEYS[3])",
             "try('HDEL', 'HDEL', KEYS[3], 'doctor')",
             "try(ARGV[1], ARGV[1], ARGV[2], '')",
@@ -253,8 +258,7 @@ final class DoctorProbe {
         String channel = key + ":c";
         String always = "every lock";
         List<AclCheck.Trial> trials = new ArrayList<>();
-        trials.add(trial("CLIENT SETNAME", true, "every connection",
-                attempt(() -> redis.clientSetname("warden-doctor"))));
+        // No CLIENT SETNAME: Lettuce names its connections in HELLO, which every user may send.
         trials.add(trial("SET NX PX", true, "a first try", attempt(() -> redis.set(key, ":doctor",
                 SetArgs.Builder.nx().px(10_000)))));
         Outcome<List<Object>> eval = attempt(() -> redis.eval(TRIAL_SCRIPT, ScriptOutputType.MULTI, keys,
@@ -277,6 +281,9 @@ final class DoctorProbe {
         trials.add(trial("WAIT", options.replicaAcks() > 0 && !cluster, "replica acknowledgements",
                 attempt(() -> redis.waitForReplication(0, 0))));
         trials.add(trial("INFO", cluster, "cluster clients (INFO server)", infoReply));
+        // MATCH a pattern no key has: the trial reads one page of key names, none of them.
+        trials.add(trial("SCAN", false, "listing locks (warden locks)", attempt(() -> redis.scan(
+                ScanArgs.Builder.matches(key + ":no-such-key").limit(1)))));
         return AclCheck.evaluate(whoami.ok() ? whoami.value() : "USER", options.prefix(), merged(trials));
     }
 

@@ -3,10 +3,20 @@ package dev.warden.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.warden.cli.Finding.Severity;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -179,6 +189,27 @@ class DoctorChecksTest {
         Finding keyPatterns = AclCheck.evaluate("app", "locks:", List.of(keys));
         assertThat(keyPatterns.action()).endsWith("ACL SETUSER app ~locks:* &locks:*");
         assertThat(keyPatterns.observed()).contains("the commands the scripts call were not tried");
+    }
+
+    @Test
+    void theAclTrialsTryEveryCommandTheLockScriptsCall() throws IOException {
+        Pattern call = Pattern.compile("redis\\.p?call\\(\\s*'(\\w+)'");
+        Set<String> called = new TreeSet<>();
+        try (Stream<Path> files = Files.list(Path.of("../warden-core/src/main/resources/dev/warden/internal"))) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".lua")).collect(Collectors.toList())) {
+                Matcher m = call.matcher(Files.readString(file, StandardCharsets.UTF_8));
+                while (m.find()) {
+                    called.add(m.group(1));
+                }
+            }
+        }
+        Set<String> tried = new TreeSet<>();
+        Matcher trial = Pattern.compile("try\\('[^']*', '(\\w+)'").matcher(DoctorProbe.TRIAL_SCRIPT);
+        while (trial.find()) {
+            tried.add(trial.group(1));
+        }
+        assertThat(called).hasSizeGreaterThan(20);
+        assertThat(tried).isEqualTo(called);
     }
 
     @Test

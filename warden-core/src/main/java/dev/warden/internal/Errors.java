@@ -49,7 +49,10 @@ final class Errors {
         }
         if (e instanceof RedisConnectionException || e instanceof IOException || e instanceof ChannelException
                 || isConnectionState(e)) {
-            return new LockConnectionException(what + ": Redis unreachable: " + e.getMessage(), e);
+            Throwable answer = serverAnswer(e);
+            return new LockConnectionException(what + (answer != null
+                    ? ": Redis refused the connection: " + answer.getMessage()
+                    : ": Redis unreachable: " + e.getMessage()), e);
         }
         return new LockException(what + ": " + e, e);
     }
@@ -100,6 +103,21 @@ final class Errors {
             e = e.getCause();
         }
         return e;
+    }
+
+    /**
+     * The server's answer that failed a connection's handshake, such as {@code WRONGPASS} for a wrong password or a
+     * disabled ACL user, or null: Lettuce reports it as the cause of "Unable to connect", which alone would read as
+     * a network failure.
+     */
+    private static Throwable serverAnswer(Throwable e) {
+        Throwable cause = e.getCause();
+        for (int depth = 0; cause != null && depth < 8; depth++, cause = cause.getCause()) {
+            if (cause instanceof RedisCommandExecutionException) {
+                return cause;
+            }
+        }
+        return null;
     }
 
     /**

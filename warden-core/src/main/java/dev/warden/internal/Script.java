@@ -9,6 +9,8 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -18,6 +20,8 @@ record Script(String name, String source, String sha) {
     private static final Pattern DEFINITION =
             Pattern.compile("^local (?:function )?(\\w+(?:\\s*,\\s*\\w+)*)", Pattern.MULTILINE);
     private static final Pattern COMMENT = Pattern.compile("--.*$", Pattern.MULTILINE);
+    /** A command call: {@code redis.call('SET'}, or {@code redis.call(ARGV[5]} for a command passed in. */
+    private static final Pattern CALL = Pattern.compile("redis\\.p?call\\(\\s*(?:'(\\w+)')?");
 
     /**
      * A script whose source is the parts of the {@code preludes} (shared Lua, each a {@code .lua} resource of its
@@ -57,6 +61,27 @@ record Script(String name, String source, String sha) {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-1 is unavailable", e);
         }
+    }
+
+    /**
+     * The commands a line of the source calls: Redis names a script's failing line ({@code @user_script:49}), not
+     * the command on it, when an ACL refuses a command inside a script.
+     *
+     * @param line     the line, counted from 1 as Redis counts it
+     * @param passedIn the command of a call that names it by a variable: the scripts pass in only the publish
+     * @return the commands, upper case, joined by " or " where the line has more than one; empty if it calls none
+     */
+    Optional<String> commandsAt(int line, String passedIn) {
+        String[] lines = source.split("\n", -1);
+        if (line < 1 || line > lines.length) {
+            return Optional.empty();
+        }
+        Matcher call = CALL.matcher(COMMENT.matcher(lines[line - 1]).replaceAll(""));
+        List<String> commands = new ArrayList<>();
+        while (call.find()) {
+            commands.add(call.group(1) == null ? passedIn : call.group(1).toUpperCase(Locale.ROOT));
+        }
+        return commands.isEmpty() ? Optional.empty() : Optional.of(String.join(" or ", commands));
     }
 
     /** Whether a prelude's block defines nothing, or something that {@code code} names. */

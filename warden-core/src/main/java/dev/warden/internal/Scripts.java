@@ -1,6 +1,7 @@
 package dev.warden.internal;
 
 import dev.warden.LockReplicationException;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -10,6 +11,8 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The lock's Redis operations, each one Lua script called by SHA, but for the plain {@code SET NX} of a first try
@@ -27,6 +30,8 @@ final class Scripts {
     /** The prelude of the scripts of locks whose waiters queue, after {@link #LOCK} ({@code queue.lua}). */
     static final String QUEUE = "queue";
 
+    /** The failing line of a script, in the error Redis answers with. */
+    private static final Pattern SCRIPT_LINE = Pattern.compile("@user_script: ?(\\d+)");
     private static final String LIFE = Long.toString(REGISTRATION_LIFE_MS);
     private static final String RETENTION = Long.toString(FENCE_RETENTION_MS);
 
@@ -336,12 +341,13 @@ final class Scripts {
             link.failed(error);
             if (Errors.unwrap(error) instanceof RedisNoScriptException) {
                 CompletableFuture<T> again = commands.<T>eval(script.source(), type, keys, args)
-                        .toCompletableFuture();
+                        .toCompletableFuture().exceptionallyCompose(retryError ->
+                                CompletableFuture.failedFuture(named(script, retryError)));
                 CompletableFuture<Long> againAcks = commands.waitForReplication(replicas.count(),
                         replicas.timeoutMillis()).toCompletableFuture();
                 return again.thenCombine(againAcks, Acked::new);
             }
-            return CompletableFuture.<Acked<T>>failedFuture(error);
+            return CompletableFuture.<Acked<T>>failedFuture(named(script, error));
         }).thenCompose(Function.identity());
     }
 
@@ -362,10 +368,9 @@ final class Scripts {
     private <T> CompletableFuture<T> runInOrder(Script script, ScriptOutputType type, String[] keys,
                                                 String... args) {
         return link.commands().<T>eval(script.source(), type, keys, args).toCompletableFuture()
-                .whenComplete((reply, error) -> {
-                    if (error != null) {
-                        link.failed(error);
-                    }
+                .exceptionallyCompose(error -> {
+                    link.failed(error);
+                    return CompletableFuture.failedFuture(named(script, error));
                 });
     }
 
@@ -380,9 +385,32 @@ final class Scripts {
             link.failed(error);
             if (Errors.unwrap(error) instanceof RedisNoScriptException) {
                 RedisFuture<T> retry = redis.eval(script.source(), type, keys, args);
-                return retry.toCompletableFuture();
+                return retry.toCompletableFuture().exceptionallyCompose(again ->
+                        CompletableFuture.failedFuture(named(script, again)));
             }
-            return CompletableFuture.failedFuture(error);
+            return CompletableFuture.failedFuture(named(script, error));
         });
+    }
+
+    /**
+     * A script's failure with the command at its failing line named. When an ACL refuses a command (or a channel)
+     * inside a script, Redis says only "The user executing the script can't run this command or subcommand" and
+     * the line ({@code ... on @user_script:49.}, or {@code @user_script:49: ...} before Redis 7), so the user
+     * would not learn which right is missing; other errors that carry a line gain the command as well.
+     */
+    private Throwable named(Script script, Throwable error) {
+        Throwable cause = Errors.unwrap(error);
+        // The plain type only: the others (NOSCRIPT, BUSY, READONLY...) name their cause themselves.
+        if (cause.getClass() != RedisCommandExecutionException.class || cause.getMessage() == null) {
+            return error;
+        }
+        Matcher line = SCRIPT_LINE.matcher(cause.getMessage());
+        if (!line.find()) {
+            return error;
+        }
+        return script.commandsAt(Integer.parseInt(line.group(1)), publish)
+                .<Throwable>map(commands -> new RedisCommandExecutionException(cause.getMessage() + " (line "
+                        + line.group(1) + " of script " + script.name() + " calls " + commands + ")", cause))
+                .orElse(error);
     }
 }

@@ -102,6 +102,36 @@ class ScriptsTest {
     }
 
     @Test
+    void everyCommandAScriptCallsIsNamedInItsSourceButThePublishPassedIn() throws IOException {
+        // Script.commandsAt relies on it to name the command an ACL refused inside a script.
+        Pattern call = Pattern.compile("redis\\.p?call\\(\\s*([^,)]+)");
+        int passedIn = 0;
+        for (Map.Entry<String, String> script : sources().entrySet()) {
+            Matcher m = call.matcher(script.getValue());
+            while (m.find()) {
+                String command = m.group(1);
+                if (!command.matches("'[A-Z]+'")) {
+                    passedIn++;
+                    assertThat(command.equals("publish") || script.getValue().contains(command
+                            + " the publish command")).as(script.getKey() + ": " + command).isTrue();
+                }
+            }
+        }
+        assertThat(passedIn).isEqualTo(6);
+        Script release = script("release");
+        List<String> lines = release.source().lines().collect(Collectors.toList());
+        assertThat(release.commandsAt(lines.indexOf("  redis.call(ARGV[5], ARGV[3], ARGV[4])") + 1, "SPUBLISH"))
+                .hasValue("SPUBLISH");
+        assertThat(release.commandsAt(lines.indexOf("free(KEYS[1], fence, ARGV[2])") + 1, "PUBLISH")).isEmpty();
+        Script acquire = script("acquire");
+        int both = acquire.source().lines().collect(Collectors.toList()).indexOf("if ARGV[3] == '2' and "
+                + "redis.call('ZREM', KEYS[2], ARGV[1]) == 1 and redis.call('ZCARD', KEYS[2]) == 0 then");
+        assertThat(acquire.commandsAt(both + 1, "PUBLISH")).hasValue("ZREM or ZCARD");
+        assertThat(acquire.commandsAt(0, "PUBLISH")).isEmpty();
+        assertThat(acquire.commandsAt(10_000, "PUBLISH")).isEmpty();
+    }
+
+    @Test
     void theLockPreludeParsesEveryKindOfValue() {
         assertThat(parse("1732:tok")).containsExactly("1732", "tok");
         assertThat(parse(":tok")).containsExactly("", "tok");
