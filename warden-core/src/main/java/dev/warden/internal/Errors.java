@@ -43,10 +43,6 @@ final class Errors {
         if (e instanceof RedisCommandExecutionException) {
             return new LockException(what + ": Redis answered with an error: " + e.getMessage(), e);
         }
-        if (e instanceof RedisConnectionException && answer(e) instanceof RedisCommandExecutionException refused) {
-            // Reached, but refused during the handshake: wrong credentials (NOAUTH, WRONGPASS) or a right missing.
-            return new LockException(what + ": Redis refused the connection: " + refused.getMessage(), e);
-        }
         if (e instanceof RedisConnectionException || e instanceof IOException || e instanceof ChannelException
                 || isConnectionState(e)) {
             Throwable answer = serverAnswer(e);
@@ -79,16 +75,6 @@ final class Errors {
      */
     static CompletionException completion(Throwable error) {
         return error instanceof CompletionException wrapped ? wrapped : new CompletionException(error);
-    }
-
-    /** The server's answer among the causes of a failure, or null if it has none. */
-    private static Throwable answer(Throwable error) {
-        for (Throwable cause = error.getCause(); cause != null; cause = cause.getCause()) {
-            if (cause instanceof RedisCommandExecutionException) {
-                return cause;
-            }
-        }
-        return null;
     }
 
     /**
