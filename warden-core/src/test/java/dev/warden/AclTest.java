@@ -54,6 +54,14 @@ class AclTest extends RedisTestSupport {
                 .map(word -> word.startsWith(">") ? ">" + PASSWORD : word).collect(Collectors.toList());
     }
 
+    @Test
+    void theReadmeShowsTheRuleOfDocsAcl() throws IOException {
+        String prefix = "ACL SETUSER " + USER + " ";
+        String doc = Files.readString(DOC, StandardCharsets.UTF_8).lines().filter(l -> l.startsWith(prefix))
+                .findFirst().orElseThrow();
+        assertThat(Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8).lines()).contains(doc);
+    }
+
     /** The commands the rule allows, lower case, without the {@code +}. */
     private static Set<String> granted() throws IOException {
         return rule().stream().filter(word -> word.startsWith("+")).map(word -> word.substring(1))
