@@ -27,6 +27,8 @@ final class MultiLock extends LockBase {
     private final List<LockBase> parts;
     private final List<String> names;
     private final String name;
+    /** The parts, if one script can take them all ({@link #oneScript}), else null; derived once. */
+    private final List<RedisLock> together;
 
     private MultiLock(List<LockBase> parts) {
         this.parts = List.copyOf(parts);
@@ -36,6 +38,7 @@ final class MultiLock extends LockBase {
         }
         this.names = List.copyOf(partNames);
         this.name = String.join(",", names);
+        this.together = together(this.parts);
     }
 
     /**
@@ -64,6 +67,10 @@ final class MultiLock extends LockBase {
      * their own client's holder, which a script cannot see).
      */
     List<RedisLock> oneScript() {
+        return together;
+    }
+
+    private static List<RedisLock> together(List<LockBase> parts) {
         List<RedisLock> locks = new ArrayList<>(parts.size());
         Integer slot = null;
         for (LockBase part : parts) {
@@ -80,7 +87,7 @@ final class MultiLock extends LockBase {
             }
             locks.add(lock);
         }
-        return locks;
+        return List.copyOf(locks);
     }
 
     @Override

@@ -6,12 +6,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Measures how long a Redis server keeps other clients waiting while something else runs: a thread of its own
- * sends {@code PING} over its own connection about once a millisecond and keeps each round trip's time, until
- * {@link #stop()}, for at most {@link #MAX_RUN}. A command that blocks the server for a while shows as a round
+ * Measures how long a Redis server keeps other clients waiting while something else runs: a scheduler thread of
+ * its own sends {@code PING} over its own connection, a millisecond after the last answer, and keeps each round
+ * trip's time, until {@link #stop()}, for at most {@link #MAX_RUN}. A command that blocks the server for a while shows as a round
  * trip that long. The times also include this JVM's own pauses (a garbage collection, a descheduled thread), so
  * they bound the server's blocking from above.
  */
@@ -20,15 +22,17 @@ public final class LatencyProbe implements AutoCloseable {
     public static final Duration MAX_RUN = Duration.ofMinutes(2);
 
     private final Resp connection;
-    private final Thread thread;
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
+        Thread thread = new Thread(task, "latency-probe");
+        thread.setDaemon(true);
+        return thread;
+    });
+    /** Guarded by itself. */
     private final List<Long> micros = new ArrayList<>();
-    private volatile boolean stopped;
     private volatile IOException failure;
 
     private LatencyProbe(Resp connection) {
         this.connection = connection;
-        this.thread = new Thread(this::run, "latency-probe");
-        this.thread.setDaemon(true);
     }
 
     /**
@@ -41,29 +45,26 @@ public final class LatencyProbe implements AutoCloseable {
     public static LatencyProbe start(RedisServer server) {
         try {
             LatencyProbe probe = new LatencyProbe(new Resp(server.host(), server.port(), Duration.ofSeconds(10)));
-            probe.thread.start();
+            probe.scheduler.scheduleWithFixedDelay(probe::ping, 0, 1, TimeUnit.MILLISECONDS);
+            probe.scheduler.schedule(probe.scheduler::shutdown, MAX_RUN.toMillis(), TimeUnit.MILLISECONDS);
             return probe;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot connect to port " + server.port(), e);
         }
     }
 
-    private void run() {
-        long end = System.nanoTime() + MAX_RUN.toNanos();
+    /** One round trip; a failed one ends the probe, and {@link #stop()} reports it. */
+    private void ping() {
         try {
-            while (!stopped && System.nanoTime() - end < 0) {
-                long start = System.nanoTime();
-                connection.call("PING");
-                long took = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start);
-                synchronized (micros) {
-                    micros.add(took);
-                }
-                Thread.sleep(1);
+            long start = System.nanoTime();
+            connection.call("PING");
+            long took = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - start);
+            synchronized (micros) {
+                micros.add(took);
             }
         } catch (IOException e) {
             failure = e;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            scheduler.shutdown();
         }
     }
 
@@ -120,9 +121,9 @@ public final class LatencyProbe implements AutoCloseable {
     }
 
     private void halt() {
-        stopped = true;
+        scheduler.shutdown();
         try {
-            thread.join(TimeUnit.SECONDS.toMillis(15));
+            scheduler.awaitTermination(15, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
