@@ -1,6 +1,7 @@
 package dev.warden;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -26,13 +27,21 @@ import java.util.Optional;
  * @param longestWait      how long the longest-waiting queued waiter has waited, by the server's clock; empty when
  *                         none is queued (also where waiters do not queue: with replica acknowledgements, and on a
  *                         quorum, whose waiters are only counted)
+ * @param holderIdentity   who holds the lock: client, host, process and thread ({@link Identity}); empty when free.
+ *                         On a quorum, which keeps no identity records, only the client's tag and the thread's id
+ * @param waiting          who waits, longest first: the first {@value #WAITING_SHOWN} live waiters, queued ones in
+ *                         queue order, then those that do not queue (replica acknowledgements); empty on a quorum
  */
 public record LockInfo(String name, boolean held, Duration remainingLease, long lastFencingToken, int waiters,
-                       Optional<String> holder, Optional<Duration> heldFor, Optional<Duration> longestWait) {
+                       Optional<String> holder, Optional<Duration> heldFor, Optional<Duration> longestWait,
+                       Optional<Identity> holderIdentity, List<Identity> waiting) {
+    /** How many waiters {@link #waiting()} names at most. */
+    public static final int WAITING_SHOWN = 10;
+
     /**
      * Validates the components.
      *
-     * @throws NullPointerException if a component is null
+     * @throws NullPointerException if a component is null, or {@code waiting} holds null
      */
     public LockInfo {
         Objects.requireNonNull(name, "name");
@@ -40,6 +49,27 @@ public record LockInfo(String name, boolean held, Duration remainingLease, long 
         Objects.requireNonNull(holder, "holder");
         Objects.requireNonNull(heldFor, "heldFor");
         Objects.requireNonNull(longestWait, "longestWait");
+        Objects.requireNonNull(holderIdentity, "holderIdentity");
+        waiting = List.copyOf(waiting);
+    }
+
+    /**
+     * A snapshot without identities: no holder identity known, no waiter named.
+     *
+     * @param name             the lock's name
+     * @param held             whether someone holds the lock
+     * @param remainingLease   how long the holder's lease still runs; {@link Duration#ZERO} when free
+     * @param lastFencingToken the last fencing token issued for this name, or 0 if none is known
+     * @param waiters          how many acquisitions are registered as waiting for the lock
+     * @param holder           the start of the holder's token; empty when free
+     * @param heldFor          how long the holder has held the lock, where known
+     * @param longestWait      how long the longest-waiting queued waiter has waited, where known
+     * @throws NullPointerException if a component is null
+     */
+    public LockInfo(String name, boolean held, Duration remainingLease, long lastFencingToken, int waiters,
+                    Optional<String> holder, Optional<Duration> heldFor, Optional<Duration> longestWait) {
+        this(name, held, remainingLease, lastFencingToken, waiters, holder, heldFor, longestWait, Optional.empty(),
+                List.of());
     }
 
     /**
@@ -54,6 +84,6 @@ public record LockInfo(String name, boolean held, Duration remainingLease, long 
      */
     public LockInfo(String name, boolean held, Duration remainingLease, long lastFencingToken, int waiters) {
         this(name, held, remainingLease, lastFencingToken, waiters, Optional.empty(), Optional.empty(),
-                Optional.empty());
+                Optional.empty(), Optional.empty(), List.of());
     }
 }

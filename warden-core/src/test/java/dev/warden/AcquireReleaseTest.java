@@ -22,13 +22,15 @@ import org.junit.jupiter.api.Test;
 class AcquireReleaseTest extends RedisTestSupport {
 
     @Test
-    void acquireStoresARandomTokenWithAnExpiryInOneScriptAndItsFenceOnFirstAsk() {
-        DistributedLock lock = client(b -> b.defaultLease(Duration.ofSeconds(7))).lock("orders:1");
+    void acquireStoresARandomTokenWithAnExpiryInOneScriptAndItsFenceOnFirstAsk() throws InterruptedException {
+        DistributedLock lock = recorded(client(b -> b.defaultLease(Duration.ofSeconds(7)))).lock("orders:1");
         long before = scriptCalls();
         Lease lease = lock.tryAcquire().orElseThrow();
         assertThat(scriptCalls() - before).isEqualTo(1);
         String value = (String) server.call("GET", "test:{orders:1}");
-        assertThat(value).matches(":[A-Za-z0-9_-]{22}");
+        // 96 random bits, then the origin: the client's tag and this thread's id.
+        assertThat(value).matches(":[A-Za-z0-9_-]{16}\\.[A-Za-z0-9_-]{6}\\."
+                + Long.toString(Thread.currentThread().getId(), 36));
         long pttl = (Long) server.call("PTTL", "test:{orders:1}");
         assertThat(pttl).isBetween(6_000L, 7_000L);
         long fence = lease.fencingToken();

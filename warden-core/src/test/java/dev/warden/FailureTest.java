@@ -121,8 +121,9 @@ class FailureTest extends RedisTestSupport {
     }
 
     @Test
-    void flushedScriptsAreReloadedTransparently() {
-        DistributedLock lock = client().lock(uniqueName());
+    void flushedScriptsAreReloadedTransparently() throws InterruptedException {
+        DistributedLock lock = recorded(client()).lock(uniqueName());
+        server.call("CONFIG", "RESETSTAT");
         lock.tryAcquire().orElseThrow().release();
         server.call("SCRIPT", "FLUSH");
         Lease lease = lock.tryAcquire().orElseThrow();

@@ -136,7 +136,7 @@ class MultiLockTest extends RedisTestSupport {
     @Test
     void freeLocksOnOneServerAreTakenInOneScript() throws Exception {
         List<String> names = List.of(uniqueName(), uniqueName(), uniqueName(), uniqueName());
-        DistributedLock multi = client().multiLock(names);
+        DistributedLock multi = recorded(client()).multiLock(names);
         server.call("CONFIG", "RESETSTAT");
         MultiLease lease = (MultiLease) multi.tryAcquire().orElseThrow();
         assertThat(scriptCalls()).isEqualTo(1);

@@ -134,6 +134,26 @@ abstract class RedisTestSupport {
         return server.call("EXISTS", key + ":q", key + ":r").equals(0L);
     }
 
+    /** @return every key but the clients' identity records, which are the client's and not a lock's */
+    @SuppressWarnings("unchecked")
+    static List<String> keysButClientRecords() {
+        return ((List<String>) server.call("KEYS", "*")).stream().filter(key -> !key.startsWith("test:client:"))
+                .toList();
+    }
+
+    /**
+     * Makes a client write its identity record (at its first acquisition, from its scheduler) and waits until it
+     * is written, so that a test counting requests counts none of its writes.
+     */
+    static LockClient recorded(LockClient client) throws InterruptedException {
+        @SuppressWarnings("unchecked")
+        int before = ((List<String>) server.call("KEYS", "test:client:*")).size();
+        client.lock("record-" + uniqueName()).tryAcquire().orElseThrow().release();
+        assertThat(eventually(Duration.ofSeconds(5),
+                () -> ((List<?>) server.call("KEYS", "test:client:*")).size() > before)).isTrue();
+        return client;
+    }
+
     /** Waits, bounded, until a condition holds; the tests' only waiting loop, for liveness checks. */
     static boolean eventually(Duration bound, java.util.function.BooleanSupplier condition)
             throws InterruptedException {

@@ -1,9 +1,11 @@
 package dev.warden.cli;
 
+import dev.warden.Identity;
 import dev.warden.LockClient;
 import dev.warden.LockInfo;
 import dev.warden.ReadWriteLockInfo;
 import dev.warden.SemaphoreInfo;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -35,11 +37,20 @@ final class InspectCommand implements Callable<Integer> {
             var out = spec.commandLine().getOut();
             out.println("lock:          " + info.name());
             out.println("state:         " + (info.held() ? "held" : "free"));
+            out.println("held by:       " + info.holderIdentity().map(Identity::describe).map(LocksView::printable)
+                    .orElse("-"));
             out.println("holder:        " + info.holder().orElse("-"));
             out.println("held for:      " + info.heldFor().map(LocksView::duration).orElse("-"));
             out.println("lease left:    " + (info.held() ? Durations.format(info.remainingLease()) : "-"));
             out.println("last fence:    " + (info.lastFencingToken() == 0 ? "-" : info.lastFencingToken()));
             out.println("waiters:       " + info.waiters());
+            for (int i = 0; i < info.waiting().size(); i++) {
+                out.println(String.format(Locale.ROOT, "  %-12s %s", (i + 1) + ".",
+                        LocksView.printable(info.waiting().get(i).describe())));
+            }
+            if (info.waiters() > info.waiting().size() && !info.waiting().isEmpty()) {
+                out.println("  ...          and " + (info.waiters() - info.waiting().size()) + " more");
+            }
             out.println("longest wait:  " + info.longestWait().map(LocksView::duration).orElse("-"));
             // A quorum has locks only.
             if (!common.quorum) {

@@ -1,5 +1,6 @@
 package dev.warden.cli;
 
+import dev.warden.Identity;
 import dev.warden.LockInfo;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,8 +24,11 @@ final class LocksView {
             .thenComparing(LockInfo::remainingLease, Comparator.reverseOrder())
             .thenComparing(LockInfo::name);
 
-    /** The columns after the name; the fence comes last, where a narrow terminal cuts it first. */
-    private static final String COLUMNS = "  %-8s  %8s  %10s  %7s  %12s  %s";
+    /**
+     * The columns after the name: the holder's token's start, then the figures; who holds it comes last, where a
+     * narrow terminal cuts it first.
+     */
+    private static final String COLUMNS = "  %-8s  %8s  %10s  %7s  %12s  %-16s  %s";
     /** The widest a name's column grows; a longer name makes its row wider (in a table) or is cut (in a frame). */
     static final int MAX_NAME_WIDTH = 48;
     /** Clears a terminal and puts the cursor at its top left. */
@@ -124,10 +128,23 @@ final class LocksView {
                     .append(", \"waiters\": ").append(info.waiters())
                     .append(", \"longestWaitMillis\": ").append(millis(info.longestWait()))
                     .append(", \"fence\": ").append(info.lastFencingToken() == 0 ? "null" : info.lastFencingToken())
-                    .append('}');
+                    .append(", \"heldBy\": ").append(info.holderIdentity().map(LocksView::json).orElse("null"))
+                    .append(", \"waiting\": [")
+                    .append(String.join(", ", info.waiting().stream().map(LocksView::json).toList()))
+                    .append("]}");
             separator = ", ";
         }
         return out.append("]}\n").toString();
+    }
+
+    /** One holder or waiter as a JSON object; what its client's record does not say is null. */
+    static String json(Identity who) {
+        return "{\"client\": " + DoctorJson.string(who.client())
+                + ", \"clientName\": " + who.clientName().map(DoctorJson::string).orElse("null")
+                + ", \"host\": " + who.host().map(DoctorJson::string).orElse("null")
+                + ", \"pid\": " + (who.pid().isPresent() ? Long.toString(who.pid().getAsLong()) : "null")
+                + ", \"threadId\": " + who.threadId()
+                + ", \"thread\": " + who.threadName().map(DoctorJson::string).orElse("null") + "}";
     }
 
     private static String millis(Optional<Duration> duration) {
@@ -145,7 +162,7 @@ final class LocksView {
 
     private static String header(int nameWidth) {
         return String.format(Locale.ROOT, "%-" + nameWidth + "s" + COLUMNS, "NAME", "HOLDER", "HELD FOR",
-                "LEASE LEFT", "WAITERS", "LONGEST WAIT", "FENCE");
+                "LEASE LEFT", "WAITERS", "LONGEST WAIT", "FENCE", "HELD BY").stripTrailing();
     }
 
     /** A lock's row; with {@code cut}, a name wider than its column is cut to it, ending in "~". */
@@ -158,7 +175,8 @@ final class LocksView {
                 info.holder().orElse("-"), info.heldFor().map(LocksView::duration).orElse("-"),
                 info.held() ? duration(info.remainingLease()) : "-", info.waiters(),
                 info.longestWait().map(LocksView::duration).orElse("-"),
-                info.lastFencingToken() == 0 ? "-" : Long.toString(info.lastFencingToken()));
+                info.lastFencingToken() == 0 ? "-" : Long.toString(info.lastFencingToken()),
+                info.holderIdentity().map(Identity::describe).map(LocksView::printable).orElse("-"));
     }
 
     /** A name with its control characters written as {@code \xNN}, so that each lock stays on its line. */

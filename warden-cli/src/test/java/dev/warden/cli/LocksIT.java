@@ -2,6 +2,7 @@ package dev.warden.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.warden.Identity;
 import dev.warden.Lease;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
@@ -30,9 +31,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /** {@code warden locks} as a real process against real servers: a server, a cluster, and 100,000 held locks. */
 @Timeout(180)
 class LocksIT {
-    /** A table row: the name (which may have spaces), holder, held for, lease left, waiters, longest wait, fence. */
+    /**
+     * A table row: the name (which may have spaces), holder, held for, lease left, waiters, longest wait, fence, and
+     * who holds it (with spaces).
+     */
     private static final Pattern ROW = Pattern.compile(
-            "^(.+?) +(\\S+) +(\\S+) +(\\S+) +(\\d+) +(\\S+) +(\\S+)$", Pattern.MULTILINE);
+            "^(.+?) +(\\S+) +(\\S+) +(\\S+) +(\\d+) +(\\S+) +(\\S+) +(-|\\S+ \\(.*\\))$", Pattern.MULTILINE);
     @RegisterExtension
     static final RedisServerExtension REDIS = new RedisServerExtension();
     private final List<AutoCloseable> resources = new ArrayList<>();
@@ -70,7 +74,8 @@ class LocksIT {
         Map<String, List<String>> rows = new LinkedHashMap<>();
         Matcher m = ROW.matcher(result.out());
         while (m.find()) {
-            rows.put(m.group(1), List.of(m.group(2), m.group(3), m.group(4), m.group(5), m.group(6), m.group(7)));
+            rows.put(m.group(1), List.of(m.group(2), m.group(3), m.group(4), m.group(5), m.group(6), m.group(7),
+                    m.group(8)));
         }
         return rows;
     }
@@ -87,7 +92,8 @@ class LocksIT {
         LockClient other = client(LockConfig.builder().redisUri(server.uri()));
         CompletableFuture<Optional<Lease>> waiting = other.lock("reports").tryAcquireAsync(Duration.ofSeconds(60));
         long bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (client.lock("reports").inspect().waiters() == 0 && System.nanoTime() < bound) {
+        while ((client.lock("reports").inspect().waiters() == 0 || client.lock("orders:42").inspect()
+                .holderIdentity().flatMap(Identity::threadName).isEmpty()) && System.nanoTime() < bound) {
             Thread.sleep(10);
         }
 
@@ -96,7 +102,7 @@ class LocksIT {
         assertThat(result.exit()).as("%s", result).isZero();
         assertThat(result.err()).as("%s", result).isEmpty();
         assertThat(result.out())
-                .startsWith("NAME       HOLDER    HELD FOR  LEASE LEFT  WAITERS  LONGEST WAIT  FENCE\n");
+                .startsWith("NAME       HOLDER    HELD FOR  LEASE LEFT  WAITERS  LONGEST WAIT  FENCE             HELD BY\n");
         Map<String, List<String>> rows = rows(result);
         // The waited-for lock first; then by lease left, the longest first. The free lock is not listed.
         assertThat(rows.keySet()).as("%s", result).containsExactly("reports", "orders:42", "jobs:{7}");
@@ -108,6 +114,9 @@ class LocksIT {
         assertThat(orders.get(3)).isEqualTo("0");
         assertThat(orders.get(4)).isEqualTo("-");
         assertThat(orders.get(5)).isEqualTo(Long.toString(fence));
+        // Who holds it: the client's default name and tag, this host, this process and this thread.
+        assertThat(orders.get(6)).matches("warden-[A-Za-z0-9_-]{6} \\(.+, pid " + ProcessHandle.current().pid()
+                + ", thread " + Pattern.quote(Thread.currentThread().getName()) + "\\)");
         List<String> jobs = rows.get("jobs:{7}");
         assertThat(jobs.get(1)).as("no fence, no hold time").isEqualTo("-");
         assertThat(jobs.get(5)).isEqualTo("-");
@@ -117,7 +126,9 @@ class LocksIT {
         assertThat(result.out()).contains("3 locks held or waited for under prefix 'warden:' matching '*'");
 
         Cli.Result inspect = Cli.run("inspect", "reports", "--redis", server.uri());
-        assertThat(inspect.out()).contains("holder:        " + reports.get(0)).containsPattern("longest wait:  \\d");
+        assertThat(inspect.out()).contains("holder:        " + reports.get(0)).containsPattern("longest wait:  \\d")
+                .contains("held by:       " + reports.get(6) + "\n")
+                .containsPattern("waiters:       1\\R  1\\.  +warden-[A-Za-z0-9_-]{6} \\(.+, pid \\d+, thread ");
         waiting.cancel(true);
     }
 
@@ -157,6 +168,10 @@ class LocksIT {
                 .containsEntry("waiters", 0L).containsEntry("longestWaitMillis", null)
                 .containsEntry("fence", fence);
         assertThat((String) first.get("holder")).hasSize(8);
+        assertThat((Map<String, Object>) first.get("heldBy")).containsEntry("clientName", "warden")
+                .containsEntry("pid", ProcessHandle.current().pid())
+                .containsEntry("threadId", Thread.currentThread().getId()).containsKeys("client", "host", "thread");
+        assertThat(first.get("waiting")).isEqualTo(List.of());
         assertThat((Long) first.get("leaseLeftMillis")).isBetween(10_000L, 20_000L);
         assertThat((Long) first.get("heldForMillis")).isBetween(0L, 10_000L);
         assertThat(locks.get(1)).containsEntry("name", "unfenced").containsEntry("fence", null)

@@ -2,12 +2,14 @@ package dev.warden.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.warden.Identity;
 import dev.warden.LockInfo;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 /** How {@code warden locks} orders and draws a listing. */
@@ -44,11 +46,29 @@ class LocksViewTest {
     void aTableRowPerLockUnderAHeaderAndControlCharactersEscaped() {
         String table = LocksView.table(listing(List.of(lock("two\nlines", 30, null))));
         assertThat(table.lines()).hasSize(3);
-        assertThat(table).startsWith("NAME          HOLDER    HELD FOR  LEASE LEFT  WAITERS  LONGEST WAIT  FENCE\n"
-                + "two\\x0alines  abcdefgh         -       30.0s        0             -  -\n"
+        assertThat(table).startsWith("NAME          HOLDER    HELD FOR  LEASE LEFT  WAITERS  LONGEST WAIT  FENCE"
+                + "             HELD BY\n"
+                + "two\\x0alines  abcdefgh         -       30.0s        0             -  -                 -\n"
                 + "1 lock held or waited for under prefix 'warden:' matching '*' (read in 12ms at "
                 + "2026-01-02T03:04:05Z)\n");
         assertThat(LocksView.table(listing(List.of()))).startsWith("0 locks held");
+    }
+
+    @Test
+    void whoHoldsComesLastAndInJsonEveryPartOfAnIdentity() {
+        Identity holder = new Identity("AbC123", 31, Optional.of("orders"), Optional.of("host-a"),
+                OptionalLong.of(4211), Optional.of("scheduler 3"));
+        Identity bare = new Identity("XyZ789", 7, Optional.empty(), Optional.empty(), OptionalLong.empty(),
+                Optional.empty());
+        LockInfo info = new LockInfo("n", true, Duration.ofSeconds(30), 1732L, 1, Optional.of("abcdefgh"),
+                Optional.empty(), Optional.empty(), Optional.of(holder), List.of(bare));
+        String table = LocksView.table(listing(List.of(info)));
+        assertThat(table.lines().toList().get(1)).endsWith("  1732              orders-AbC123 (host-a, pid 4211, "
+                + "thread scheduler 3)");
+        assertThat(LocksView.json(listing(List.of(info)))).contains("\"heldBy\": {\"client\": \"AbC123\", "
+                + "\"clientName\": \"orders\", \"host\": \"host-a\", \"pid\": 4211, \"threadId\": 31, "
+                + "\"thread\": \"scheduler 3\"}, \"waiting\": [{\"client\": \"XyZ789\", \"clientName\": null, "
+                + "\"host\": null, \"pid\": null, \"threadId\": 7, \"thread\": null}]}");
     }
 
     @Test

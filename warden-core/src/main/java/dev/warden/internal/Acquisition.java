@@ -104,7 +104,7 @@ final class Acquisition implements Notifier.Waiter {
         this.waits = waitNanos != 0;
         this.forever = waitNanos < 0;
         this.deadline = client.ticker().read() + Math.max(waitNanos, 0);
-        this.token = client.tokens().next();
+        this.token = client.newToken();
         this.fair = lock.fair();
         this.queued = lock.queued();
         this.grantMillis = renewing ? Math.min(leaseMillis, FAIR_GRANT_MILLIS) : leaseMillis;

@@ -71,7 +71,7 @@ final class MultiAcquisition {
         List<String> tokens = new ArrayList<>(locks.size());
         for (RedisLock part : locks) {
             keys.add(part.keys());
-            tokens.add(client.tokens().next());
+            tokens.add(client.newToken());
         }
         long sentAt = client.ticker().read();
         client.inFlight().send(InFlight.Kind.WORK, () -> client.scripts().multiAcquire(keys, tokens, leaseMillis,

@@ -5,6 +5,7 @@ import dev.warden.Lease;
 import dev.warden.Ticker;
 import dev.warden.LockConnectionException;
 import dev.warden.LockException;
+import dev.warden.Identity;
 import dev.warden.LockInfo;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -119,19 +120,23 @@ final class QuorumLock extends LockBase {
         long fence = fences.get(Math.min(majority, fences.size()) - 1);
         // The holder is the token that a majority of the servers hold, held for as long as a majority says.
         Optional<String> holder = Optional.empty();
+        Optional<Identity> identity = Optional.empty();
         Optional<Duration> heldFor = Optional.empty();
         List<Long> heldNanos = new ArrayList<>();
         for (Replies.State state : states) {
             if (state.held() && holders.get(state.token()) >= majority) {
                 holder = state.holder();
+                identity = state.holderOrigin().map(origin -> IdentityReader.identity(origin, Map.of()));
                 state.heldFor().ifPresent(d -> heldNanos.add(d.toNanos()));
             }
         }
         if (heldNanos.size() >= majority) {
             heldFor = Optional.of(Duration.ofNanos(majorityth(heldNanos)));
         }
-        // A quorum's waiters do not queue: none has an arrival to tell its wait by.
-        return new LockInfo(name, held, left, fence, waiters, holder, heldFor, Optional.empty());
+        // A quorum's waiters do not queue: none has an arrival to tell its wait by. A quorum keeps no identity
+        // records: its holder is named by the client's tag and the thread's id alone.
+        return new LockInfo(name, held, left, fence, waiters, holder, heldFor, Optional.empty(), identity,
+                List.of());
     }
 
     /** The value a majority of the servers reach at least: the majority-th largest; at least a majority given. */

@@ -56,7 +56,7 @@ final class QuorumLockClient extends LockClientBase {
     static QuorumLockClient connect(LockConfig config) {
         SharedResources shared = SharedResources.create(config);
         Tokens tokens = new Tokens();
-        String instanceId = tokens.next();
+        String instanceId = tokens.clientId();
         List<QuorumNode> nodes = new ArrayList<>();
         int connected = 0;
         LockException failure = null;

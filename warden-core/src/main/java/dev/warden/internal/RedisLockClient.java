@@ -41,6 +41,7 @@ final class RedisLockClient extends LockClientBase {
     private final Watchdog<ShareLease> shareWatchdog;
     private final ThreadShares threadShares = new ThreadShares();
     private final Tokens tokens;
+    private final IdentityRecord identity;
     private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
     private final Set<ShareAcquisition> pendingShares = ConcurrentHashMap.newKeySet();
     private final InFlight inFlight = new InFlight();
@@ -53,6 +54,8 @@ final class RedisLockClient extends LockClientBase {
         this.shared = shared;
         this.server = server;
         this.tokens = tokens;
+        this.identity = new IdentityRecord(server.scripts(), shared.scheduler(), config.keyPrefix(), tokens.tag(),
+                config.clientName());
         this.watchdog = new Watchdog<>(shared.scheduler(), config.ticker(), inFlight, shared.events(),
                 new RedisRenewals(server.scripts(), server.cluster()));
         this.shareScripts = new ShareScripts(server.scripts());
@@ -71,7 +74,7 @@ final class RedisLockClient extends LockClientBase {
         SharedResources shared = SharedResources.create(config);
         Tokens tokens = new Tokens();
         try {
-            return new RedisLockClient(config, shared, Server.connect(config, shared, tokens.next()), tokens);
+            return new RedisLockClient(config, shared, Server.connect(config, shared, tokens.clientId()), tokens);
         } catch (RuntimeException e) {
             try {
                 shared.close();
@@ -143,7 +146,8 @@ final class RedisLockClient extends LockClientBase {
 
     /** Reads one lock's state, counted in flight: {@link DistributedLock#inspect()}. */
     CompletableFuture<LockInfo> inspect(String name, LockKeys keys) {
-        return inFlight.track(InFlight.Kind.WORK, () -> server.inspect(name, keys));
+        return inFlight.track(InFlight.Kind.WORK,
+                () -> server.inspect(name, keys, new IdentityReader(server.scripts(), config.keyPrefix())));
     }
 
     /**
@@ -160,6 +164,7 @@ final class RedisLockClient extends LockClientBase {
             }
             closed = true;
         }
+        identity.close();
         Closing.close(inFlight, awaitNanos, () -> {
             for (Acquisition acquisition : new ArrayList<>(pending)) {
                 acquisition.result.completeExceptionally(new LockException("client closed while acquiring"));
@@ -231,8 +236,13 @@ final class RedisLockClient extends LockClientBase {
         return shared.callbackExecutor();
     }
 
-    Tokens tokens() {
-        return tokens;
+    /**
+     * Draws the token of a new acquisition, marked with this client's tag and the calling thread's id; the client's
+     * identity record names the thread ({@link IdentityRecord}).
+     */
+    String newToken() {
+        identity.asking();
+        return tokens.next();
     }
 
     /** A random id of this client, sent as the wake-up message of its releases. */

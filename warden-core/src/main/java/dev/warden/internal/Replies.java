@@ -1,13 +1,17 @@
 package dev.warden.internal;
 
+import dev.warden.Identity;
 import dev.warden.LockException;
 import dev.warden.LockInfo;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * The scripts' replies and the grant message, each decoded once, here, into a typed value, as Lettuce decodes each
@@ -96,9 +100,10 @@ final class Replies {
      * @param token        the holder's token, "" when free
      * @param nowMicros    the server's time when it read the lock, in µs
      * @param arrivalMicros when the longest-waiting live queued waiter joined the queue (server µs), -1 if none
+     * @param waiting      the origins of the first live waiters, longest first, where their tokens have one
      */
     record State(boolean held, long leftMillis, long fence, int waiters, String token, long nowMicros,
-                 long arrivalMicros) {
+                 long arrivalMicros, List<Tokens.Origin> waiting) {
         /** How much of the holder's token {@link LockInfo#holder()} shows: enough to tell holders apart. */
         static final int HOLDER_CHARS = 8;
         /**
@@ -107,10 +112,29 @@ final class Replies {
          */
         static final long FENCE_TIME_FLOOR_MICROS = 1_577_836_800_000_000L;
 
-        /** @return the lock's state for the API, named {@code name} */
-        LockInfo info(String name) {
+        /**
+         * @param identities the identities of the holder's and the waiters' origins ({@link #origins()})
+         * @return the lock's state for the API, named {@code name}
+         */
+        LockInfo info(String name, Map<Tokens.Origin, Identity> identities) {
+            List<Identity> named = new ArrayList<>(waiting.size());
+            for (Tokens.Origin origin : waiting) {
+                named.add(identities.get(origin));
+            }
             return new LockInfo(name, held, Duration.ofMillis(leftMillis), fence, waiters, holder(), heldFor(),
-                    longestWait());
+                    longestWait(), holderOrigin().map(identities::get), named);
+        }
+
+        /** @return the origin of the holder's token; empty when free or where the token has none */
+        Optional<Tokens.Origin> holderOrigin() {
+            return held ? Tokens.Origin.of(token) : Optional.empty();
+        }
+
+        /** @return the origins of the holder and the waiters, whose identities {@link #info} needs */
+        Set<Tokens.Origin> origins() {
+            Set<Tokens.Origin> origins = new HashSet<>(waiting);
+            holderOrigin().ifPresent(origins::add);
+            return origins;
         }
 
         /** @return the start of the holder's token, empty when free */
@@ -323,8 +347,12 @@ final class Replies {
      * time in µs, arrival of the longest-waiting queued waiter in µs or -1}.
      */
     static State state(List<Object> reply) {
-        if (reply == null || reply.size() != 7) {
+        if (reply == null || reply.size() != 8 || !(reply.get(7) instanceof List<?> origins)) {
             throw unexpected("inspect", reply);
+        }
+        List<Tokens.Origin> waiting = new ArrayList<>(origins.size());
+        for (Object origin : origins) {
+            Tokens.Origin.of(string("inspect", origin)).ifPresent(waiting::add);
         }
         boolean held = flag("inspect", reply.get(0));
         String holder = string("inspect", reply.get(4));
@@ -333,7 +361,7 @@ final class Replies {
         }
         return new State(held, integer("inspect", reply.get(1)), integer("inspect", reply.get(2)),
                 (int) integer("inspect", reply.get(3)), holder, integer("inspect", reply.get(5)),
-                integer("inspect", reply.get(6)));
+                integer("inspect", reply.get(6)), List.copyOf(waiting));
     }
 
     /**

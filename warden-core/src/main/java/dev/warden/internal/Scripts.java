@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.LockInfo;
 import dev.warden.LockReplicationException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
@@ -8,6 +9,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
@@ -47,8 +49,9 @@ final class Scripts {
     private static final Script RAISE_FENCE = Script.load("raise-fence", LOCK);
     private static final Script FENCE = Script.load("fence", LOCK);
     private static final Script MULTI_ACQUIRE = Script.load("multi-acquire", LOCK, QUEUE);
+    private static final Script IDENTITY = Script.load("identity");
     private static final List<Script> ALL = List.of(ACQUIRE, ACQUIRE_QUEUED, RELEASE, RELEASE_QUEUED,
-            CONSUME_FAIR, HANDED, RENEW, INSPECT, FORCE_RELEASE, RAISE_FENCE, FENCE, MULTI_ACQUIRE);
+            CONSUME_FAIR, HANDED, RENEW, INSPECT, FORCE_RELEASE, RAISE_FENCE, FENCE, MULTI_ACQUIRE, IDENTITY);
 
     private final Link link;
     private final String publish;
@@ -311,8 +314,32 @@ final class Scripts {
      */
     CompletableFuture<Replies.State> inspect(LockKeys keys) {
         return this.<List<Object>>run(INSPECT, ScriptOutputType.MULTI,
-                new String[] {keys.lock(), keys.waiters(), keys.registrations(), keys.queue()})
-                .thenApply(Replies::state);
+                new String[] {keys.lock(), keys.waiters(), keys.registrations(), keys.queue()},
+                Integer.toString(LockInfo.WAITING_SHOWN)).thenApply(Replies::state);
+    }
+
+    /**
+     * Writes fields of a client's identity record ({@link IdentityRecord}) and makes it live {@code lifeMillis}
+     * more; answers whether the record existed before.
+     *
+     * @param fields field, value, field, value, ...; at least one pair
+     */
+    CompletableFuture<Boolean> writeIdentity(String key, long lifeMillis, List<String> fields) {
+        String[] args = new String[fields.size() + 1];
+        args[0] = Long.toString(lifeMillis);
+        for (int i = 0; i < fields.size(); i++) {
+            args[i + 1] = fields.get(i);
+        }
+        return this.<Long>run(IDENTITY, ScriptOutputType.INTEGER, new String[] {key}, args)
+                .thenApply(reply -> Replies.flag("identity", reply));
+    }
+
+    /** Reads a client's identity record: empty where there is none. */
+    CompletableFuture<Map<String, String>> readIdentity(String key) {
+        return link.commands().hgetall(key).toCompletableFuture().exceptionallyCompose(error -> {
+            link.failed(error);
+            return CompletableFuture.failedFuture(Errors.unwrap(error));
+        });
     }
 
     /**

@@ -110,14 +110,21 @@ final class Server {
         return ssl.build();
     }
 
-    /** Reads one lock's state with the inspect script; not counted in flight. */
-    CompletableFuture<LockInfo> inspect(String name, LockKeys keys) {
-        return scripts.inspect(keys).thenApply(state -> state.info(name));
+    /**
+     * Reads one lock's state with the inspect script, then the identity records of its holder and waiters that
+     * {@code identities} has not read yet; not counted in flight.
+     */
+    CompletableFuture<LockInfo> inspect(String name, LockKeys keys, IdentityReader identities) {
+        return scripts.inspect(keys).thenCompose(state -> identities.info(name, state));
     }
 
-    /** @return this deployment as a source of a listing of locks under {@code prefix}: its masters, and inspect */
+    /**
+     * @return this deployment as a source of a listing of locks under {@code prefix}: its masters, and inspect,
+     *         reading each client's identity record once for the listing
+     */
     LockListing.Source listingSource(String prefix) {
-        return new LockListing.Source(link.masters(), name -> inspect(name, LockKeys.of(prefix, name)));
+        IdentityReader identities = new IdentityReader(scripts, prefix);
+        return new LockListing.Source(link.masters(), name -> inspect(name, LockKeys.of(prefix, name), identities));
     }
 
     Scripts scripts() {

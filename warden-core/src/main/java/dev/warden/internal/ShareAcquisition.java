@@ -87,7 +87,7 @@ final class ShareAcquisition implements Notifier.Waiter {
         this.waits = waitNanos != 0;
         this.forever = waitNanos < 0;
         this.deadline = client.ticker().read() + Math.max(waitNanos, 0);
-        this.token = client.tokens().next();
+        this.token = client.newToken();
         this.grantMillis = renewing ? Math.min(leaseMillis, Acquisition.FAIR_GRANT_MILLIS) : leaseMillis;
         this.companion = companion;
         this.owner = owner;

@@ -3,8 +3,10 @@
 -- registrations, KEYS[4] the queue (see queue.lua): both kinds of waiters are counted, whichever the caller uses.
 -- Returns {held 0/1, remaining ms of the holder's lease or 0, last fence or 0 (also while the holder has none yet),
 -- live waiter registrations, the holder's token or '', the server's time in us, the arrival (server us) of the
--- longest-waiting live queued waiter or -1}. Fences are issued as the server's time in us (next_fence), so the
--- caller can tell how long ago the holder's fence was issued; waiters that do not queue have no arrival.
+-- longest-waiting live queued waiter or -1, the origins of the first ARGV[1] live waiters}. Fences are issued as the
+-- server's time in us (next_fence), so the caller can tell how long ago the holder's fence was issued; waiters that
+-- do not queue have no arrival. Waiters' tokens are not answered, only their origins: a waiter's token becomes its
+-- lease's when it is granted.
 local ms = now_ms()
 local waiting = redis.call('ZCOUNT', KEYS[2], ms, '+inf')
 local live_tokens = {}
@@ -16,21 +18,35 @@ for i = 1, #entries, 2 do
     queued = queued + 1
   end
 end
+-- The origins ("<client tag>.<thread id>", see Tokens) of the first live waiters, longest first: the queued ones in
+-- queue order, then those that do not queue, by when their registrations end.
+local shown = tonumber(ARGV[1])
+local origins = {}
+local function origin(token)
+  local found = string.match(token, '%.(.+)$')
+  if found and #origins < shown then origins[#origins + 1] = found end
+end
 local arrival = -1
 if queued > 0 then
   -- The queue is in arrival order: its first live token has waited longest. Dead heads are few (every acquire
   -- and release pops them), so this reads a chunk or two.
-  local from = 0
-  while arrival < 0 do
+  local from, found = 0, 0
+  while found < queued and (arrival < 0 or #origins < shown) do
     local chunk = redis.call('ZRANGE', KEYS[4], from, from + 15, 'WITHSCORES')
     if #chunk == 0 then break end
     for i = 1, #chunk, 2 do
       if live_tokens[chunk[i]] then
-        arrival = tonumber(chunk[i + 1])
-        break
+        if arrival < 0 then arrival = tonumber(chunk[i + 1]) end
+        found = found + 1
+        origin(chunk[i])
       end
     end
     from = from + 16
+  end
+end
+if waiting > 0 and #origins < shown then
+  for _, token in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], ms, '+inf', 'LIMIT', 0, shown - #origins)) do
+    origin(token)
   end
 end
 local fence, owner = parse(redis.call('GET', KEYS[1]))
@@ -39,6 +55,6 @@ if fence == false then
 end
 if owner then
   return {1, math.max(redis.call('PTTL', KEYS[1]), 0), tonumber(fence) or 0, waiting + queued, owner, now_us(),
-    arrival}
+    arrival, origins}
 end
-return {0, 0, tonumber(fence) or 0, waiting + queued, '', now_us(), arrival}
+return {0, 0, tonumber(fence) or 0, waiting + queued, '', now_us(), arrival, origins}

@@ -3,9 +3,11 @@ package dev.warden.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.warden.Identity;
 import dev.warden.LockInfo;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
@@ -50,8 +52,9 @@ class RepliesTest {
         assertThat(Replies.consumed(List.of(1L, List.of("x")))).containsExactly("x");
         assertThat(Replies.consumed(List.of(0L, List.of()))).isNull();
         assertThat(Replies.renewed(List.of(1L, 0L, 1L), 3)).containsExactly(true, false, true);
-        assertThat(Replies.state(List.of(1L, 2_000L, 5L, 3L, "tok", 9L, -1L)))
-                .isEqualTo(new Replies.State(true, 2_000, 5, 3, "tok", 9, -1));
+        assertThat(Replies.state(List.of(1L, 2_000L, 5L, 3L, "tok", 9L, -1L, List.of("AbCdEf.z", "unmarked"))))
+                .isEqualTo(new Replies.State(true, 2_000, 5, 3, "tok", 9, -1,
+                        List.of(new Tokens.Origin("AbCdEf", 35))));
         assertThat(Replies.forceReleased(0L)).isEqualTo(OptionalLong.empty());
         assertThat(Replies.forceReleased(-1L)).isEqualTo(OptionalLong.of(0));
         assertThat(Replies.forceReleased(77L)).isEqualTo(OptionalLong.of(77));
@@ -60,20 +63,27 @@ class RepliesTest {
     @Test
     void aStateTellsTheHoldersStartTheHoldTimeByTheFenceAndTheLongestWait() {
         long now = 1_800_000_000_000_000L;
-        Replies.State fenced = new Replies.State(true, 5_000, now - 12_300_000, 2, "abcdefghijklmnopqrstuv", now,
-                now - 4_000_000);
+        Replies.State fenced = new Replies.State(true, 5_000, now - 12_300_000, 2,
+                "abcdefghijklmnopqrstuv.AbCdEf.9", now, now - 4_000_000, List.of(new Tokens.Origin("XyZ123", 1)));
         assertThat(fenced.holder()).contains("abcdefgh");
         assertThat(fenced.heldFor()).contains(Duration.ofMillis(12_300));
         assertThat(fenced.longestWait()).contains(Duration.ofSeconds(4));
-        assertThat(fenced.info("n")).isEqualTo(new LockInfo("n", true, Duration.ofSeconds(5), now - 12_300_000, 2,
-                Optional.of("abcdefgh"), Optional.of(Duration.ofMillis(12_300)), Optional.of(Duration.ofSeconds(4))));
+        Identity holder = new Identity("AbCdEf", 9, Optional.of("orders"), Optional.of("host-a"), OptionalLong.of(7),
+                Optional.of("main"));
+        Identity waiter = new Identity("XyZ123", 1, Optional.empty(), Optional.empty(), OptionalLong.empty(),
+                Optional.empty());
+        assertThat(fenced.origins()).containsExactlyInAnyOrder(new Tokens.Origin("AbCdEf", 9), new Tokens.Origin("XyZ123", 1));
+        assertThat(fenced.info("n", Map.of(new Tokens.Origin("AbCdEf", 9), holder, new Tokens.Origin("XyZ123", 1),
+                waiter))).isEqualTo(new LockInfo("n", true, Duration.ofSeconds(5), now - 12_300_000, 2,
+                Optional.of("abcdefgh"), Optional.of(Duration.ofMillis(12_300)), Optional.of(Duration.ofSeconds(4)),
+                Optional.of(holder), List.of(waiter)));
         // No fence yet, a fence ahead of the server's clock (a quorum's agreed fence from a faster clock), or one
         // that is no time: no hold time. A short token is shown whole.
-        assertThat(new Replies.State(true, 5_000, 0, 0, "abc", now, -1).heldFor()).isEmpty();
-        assertThat(new Replies.State(true, 5_000, now + 1, 0, "abc", now, -1).heldFor()).isEmpty();
-        assertThat(new Replies.State(true, 5_000, 42, 0, "abc", now, -1).heldFor()).isEmpty();
-        assertThat(new Replies.State(true, 5_000, 0, 0, "abc", now, -1).holder()).contains("abc");
-        Replies.State free = new Replies.State(false, 0, now - 1, 0, "", now, -1);
+        assertThat(new Replies.State(true, 5_000, 0, 0, "abc", now, -1, List.of()).heldFor()).isEmpty();
+        assertThat(new Replies.State(true, 5_000, now + 1, 0, "abc", now, -1, List.of()).heldFor()).isEmpty();
+        assertThat(new Replies.State(true, 5_000, 42, 0, "abc", now, -1, List.of()).heldFor()).isEmpty();
+        assertThat(new Replies.State(true, 5_000, 0, 0, "abc", now, -1, List.of()).holder()).contains("abc");
+        Replies.State free = new Replies.State(false, 0, now - 1, 0, "", now, -1, List.of());
         assertThat(free.holder()).isEmpty();
         assertThat(free.heldFor()).isEmpty();
         assertThat(free.longestWait()).isEmpty();

@@ -1,0 +1,57 @@
+package dev.warden.internal;
+
+import dev.warden.Identity;
+import dev.warden.LockInfo;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Names the holder and the waiters of inspected locks from their clients' identity records ({@link IdentityRecord}):
+ * each client's record is read once per reader, so a listing of many locks of few clients reads few records. A
+ * lock without holder or waiters costs no read.
+ */
+final class IdentityReader {
+    private final Scripts scripts;
+    private final String prefix;
+    private final Map<String, CompletableFuture<Map<String, String>>> records = new ConcurrentHashMap<>();
+
+    IdentityReader(Scripts scripts, String prefix) {
+        this.scripts = scripts;
+        this.prefix = prefix;
+    }
+
+    /** @return the lock's state for the API, with the identities of its holder and waiters */
+    CompletableFuture<LockInfo> info(String name, Replies.State state) {
+        Set<Tokens.Origin> origins = state.origins();
+        if (origins.isEmpty()) {
+            return CompletableFuture.completedFuture(state.info(name, Map.of()));
+        }
+        Map<Tokens.Origin, CompletableFuture<Map<String, String>>> reads = new HashMap<>();
+        for (Tokens.Origin origin : origins) {
+            reads.put(origin, records.computeIfAbsent(origin.tag(),
+                    tag -> scripts.readIdentity(IdentityRecord.key(prefix, tag))));
+        }
+        return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).thenApply(done -> {
+            Map<Tokens.Origin, Identity> identities = new HashMap<>();
+            reads.forEach((origin, read) -> identities.put(origin, identity(origin, read.join())));
+            return state.info(name, identities);
+        });
+    }
+
+    /** @return who an origin names, from its client's record (empty where there is none) */
+    static Identity identity(Tokens.Origin origin, Map<String, String> record) {
+        String pid = record.get("pid");
+        OptionalLong process = OptionalLong.empty();
+        if (pid != null && pid.matches("\\d{1,18}")) {
+            process = OptionalLong.of(Long.parseLong(pid));
+        }
+        return new Identity(origin.tag(), origin.threadId(), Optional.ofNullable(record.get("name")),
+                Optional.ofNullable(record.get("host")), process,
+                Optional.ofNullable(record.get(IdentityRecord.field(origin.threadId()))));
+    }
+}
