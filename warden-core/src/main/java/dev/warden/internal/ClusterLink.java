@@ -1,6 +1,8 @@
 package dev.warden.internal;
 
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -65,8 +67,13 @@ final class ClusterLink implements Link {
             }
             RedisURI uri = master.getUri();
             return sendTo(acks, uri.getHost(), uri.getPort(), false, send).exceptionallyCompose(error -> {
-                Redirect redirect = Redirect.of(Errors.unwrap(error));
+                Throwable cause = Errors.unwrap(error);
+                Redirect redirect = Redirect.of(cause);
                 if (redirect == null) {
+                    if (cause instanceof RedisConnectionException || cause instanceof RedisCommandTimeoutException) {
+                        // The master may have died and been replaced: the next try asks the new view.
+                        refresh();
+                    }
                     return CompletableFuture.failedFuture(error);
                 }
                 refresh();
