@@ -163,9 +163,8 @@ public interface DistributedLock {
      * @throws NullPointerException     if {@code timeout} is null
      * @throws IllegalArgumentException if {@code replicas} is negative, or {@code timeout} is not positive or not
      *                                  shorter than the command timeout
-     * @throws UnsupportedOperationException if the client's topology cannot count acknowledgements (a cluster,
-     *                                  or a quorum, whose servers are independent masters), or the client is
-     *                                  in fair mode
+     * @throws UnsupportedOperationException if the client's topology cannot count acknowledgements (a quorum,
+     *                                  whose servers are independent masters), or the client is in fair mode
      */
     DistributedLock withReplicaAcks(int replicas, Duration timeout);
 }

@@ -359,8 +359,8 @@ public final class LockConfig {
          * Requires {@code replicas} replicas to acknowledge (Redis {@code WAIT}) every grant and renewal, within
          * {@code timeout}. An acquire that gets fewer acknowledgements releases the lock and fails with
          * {@link LockReplicationException} (fail closed); a renewal that gets fewer does not extend the lease.
-         * 0 turns it off (the default). Not available with {@link Topology#CLUSTER}; see
-         * {@link DistributedLock#withReplicaAcks} for one lock.
+         * 0 turns it off (the default). In a {@link Topology#CLUSTER}, the replicas are those of the master that
+         * serves the lock's slot. See {@link DistributedLock#withReplicaAcks} for one lock.
          *
          * @param replicas how many replicas must acknowledge, 0 or more
          * @param timeout  how long to wait for them; shorter than the command timeout
@@ -518,17 +518,14 @@ public final class LockConfig {
          * Takes a snapshot of the settings.
          *
          * @return the configuration
-         * @throws IllegalStateException if no server was set, or the settings contradict each other (replica
-         *                               acknowledgements in cluster mode, an acknowledgement timeout not shorter
+         * @throws IllegalStateException if no server was set, or the settings contradict each other (an
+         *                               acknowledgement timeout not shorter
          *                               than the command timeout, fair mode with a quorum or replica
          *                               acknowledgements)
          */
         public LockConfig build() {
             if (redisUris.isEmpty()) {
                 throw new IllegalStateException("redisUri, cluster or quorum must be set");
-            }
-            if (replicaAcks > 0 && topology == Topology.CLUSTER) {
-                throw new IllegalStateException("replicaAcks is not supported with a cluster: " + replicaAcks);
             }
             if (fair && topology == Topology.QUORUM) {
                 throw new IllegalStateException("fair mode is not supported with a quorum");

@@ -4,17 +4,29 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * A client's connections to one Redis deployment: a shared command connection, a connection of its own for
- * operations followed by {@code WAIT} (opened when first needed), and pub/sub connections for the notifier.
+ * operations followed by {@code WAIT} (opened when first needed; in a cluster, one per master), and pub/sub
+ * connections for the notifier.
  */
 interface Link {
     /** @return the commands of the shared connection; Lettuce pipelines every thread's commands over it */
     RedisClusterAsyncCommands<String, String> commands();
 
-    /** @return the commands of the acknowledgement connection, opened on first use */
-    RedisClusterAsyncCommands<String, String> ackCommands();
+    /**
+     * Runs {@code send} on the acknowledgement connection to the server that holds {@code key}: a connection of its
+     * own (opened on first use), since {@code WAIT} blocks the connection it runs on, and the one connection that
+     * carries both a script and its {@code WAIT}, since {@code WAIT} counts the acknowledgements of its own
+     * connection's writes. {@code send} must send everything it sends at once, before any reply.
+     *
+     * @param key  a key of the script that {@code send} runs (in a cluster, every key shares its slot)
+     * @param send sends the script and its {@code WAIT}, back to back, on the commands it is given
+     * @return what {@code send} returns; in a cluster, sent again once to the node a redirection names
+     */
+    <T> CompletableFuture<T> acked(String key,
+                                   Function<RedisClusterAsyncCommands<String, String>, CompletableFuture<T>> send);
 
     /**
      * The masters whose keys together are the deployment's: the server (or the master Sentinel names), or every

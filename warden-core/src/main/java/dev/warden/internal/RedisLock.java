@@ -163,9 +163,6 @@ final class RedisLock extends LockBase {
         if (fair && replicas > 0) {
             throw new UnsupportedOperationException("replica acknowledgements are not supported in fair mode");
         }
-        if (client.cluster() && replicas > 0) {
-            throw new UnsupportedOperationException("replica acknowledgements are not supported with a cluster");
-        }
         return new RedisLock(client, name, Replicas.of(replicas, timeout));
     }
 

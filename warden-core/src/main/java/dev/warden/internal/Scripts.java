@@ -353,10 +353,18 @@ final class Scripts {
                 RETENTION, keys.channel(), message, publish).thenApply(Replies::forceReleased);
     }
 
-    /** Runs a script as {@link #run} does, followed on the acknowledgement connection by {@code WAIT}. */
+    /**
+     * Runs a script as {@link #run} does, followed by {@code WAIT} on the same connection: the acknowledgement
+     * connection to the server that holds the keys ({@link Link#acked}), in a cluster the slot's master.
+     */
     <T> CompletableFuture<Acked<T>> runAcked(Script script, ScriptOutputType type, String[] keys,
                                                      Replicas replicas, String... args) {
-        RedisClusterAsyncCommands<String, String> commands = link.ackCommands();
+        return link.acked(keys[0], commands -> runAcked(commands, script, type, keys, replicas, args));
+    }
+
+    private <T> CompletableFuture<Acked<T>> runAcked(RedisClusterAsyncCommands<String, String> commands,
+                                                     Script script, ScriptOutputType type, String[] keys,
+                                                     Replicas replicas, String... args) {
         // Sent back to back on one connection: WAIT counts the acknowledgements of the script's writes.
         CompletableFuture<T> reply = commands.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();
         CompletableFuture<Long> acks = commands.waitForReplication(replicas.count(), replicas.timeoutMillis())

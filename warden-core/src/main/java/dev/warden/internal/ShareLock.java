@@ -37,17 +37,9 @@ final class ShareLock {
         this.keys = ShareKeys.of(client.config().keyPrefix(), name, kind);
     }
 
-    /**
-     * This lock with another replica policy.
-     *
-     * @throws UnsupportedOperationException with replicas on a cluster, whose masters' replicas {@code WAIT} cannot
-     *                                       count from one connection
-     */
+    /** This lock with another replica policy. */
     ShareLock withReplicas(int count, java.time.Duration timeout) {
         Require.replicaAcks(count, timeout, client.config().commandTimeout());
-        if (client.cluster() && count > 0) {
-            throw new UnsupportedOperationException("replica acknowledgements are not supported with a cluster");
-        }
         return new ShareLock(client, name, kind, capacity, Replicas.of(count, timeout));
     }
 

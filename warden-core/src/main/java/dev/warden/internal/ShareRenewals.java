@@ -30,7 +30,8 @@ final class ShareRenewals implements Watchdog.Renewals<ShareLease> {
         }
         Map<Object, List<ShareLease>> groups = new HashMap<>();
         for (ShareLease lease : due) {
-            Object key = bySlot ? SlotHash.getSlot(lease.shareKeys().state()) : lease.replicas();
+            Object key = bySlot ? List.of(lease.replicas(), SlotHash.getSlot(lease.shareKeys().state()))
+                    : lease.replicas();
             groups.computeIfAbsent(key, k -> new ArrayList<>()).add(lease);
         }
         return groups.values();

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,7 +76,12 @@ final class StandaloneLink implements Link {
     }
 
     @Override
-    public RedisClusterAsyncCommands<String, String> ackCommands() {
+    public <T> CompletableFuture<T> acked(String key,
+                                          Function<RedisClusterAsyncCommands<String, String>, CompletableFuture<T>> send) {
+        return send.apply(ackCommands());
+    }
+
+    private RedisClusterAsyncCommands<String, String> ackCommands() {
         StatefulRedisConnection<String, String> ack = ackConnection;
         if (ack == null) {
             synchronized (this) {

@@ -1,11 +1,13 @@
 package dev.warden.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.warden.DistributedLock;
 import dev.warden.Lease;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
+import dev.warden.LockReplicationException;
 import dev.warden.redisserver.RedisCluster;
 import dev.warden.redisserver.RedisServer;
 import java.time.Duration;
@@ -22,7 +24,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** A real cluster of three masters: locks on every node's slots, waits, renewals and a slot migration. */
+/**
+ * A real cluster of three masters: locks on every node's slots, waits, renewals and a slot migration; and, on
+ * clusters with a replica per master, replica acknowledgements through the kill of a master.
+ */
 class ClusterTest {
     private static RedisCluster cluster;
     private final List<LockClient> clients = new ArrayList<>();
@@ -286,8 +291,116 @@ class ClusterTest {
         assertThat(b.locks("listed-*", 10)).hasSize(10);
     }
 
+    /** @return the slot of a lock's key (names without braces or percent signs only) */
+    private static int slotOf(RedisCluster cluster, String name) {
+        RedisServer any = cluster.nodes().stream().filter(RedisServer::isRunning).findFirst().orElseThrow();
+        return ((Long) any.call("CLUSTER", "KEYSLOT", "warden:{" + name + "}")).intValue();
+    }
+
+    @Test
+    void anAcknowledgedGrantSurvivesTheKillOfItsMasterAndTheReplicasTakeover() throws InterruptedException {
+        try (RedisCluster replicated = RedisCluster.start(3, 1)) {
+            LockClient a = client(replicated, b -> b.replicaAcks(1, Duration.ofMillis(500)));
+            Lease lease = a.lock("orders").tryAcquire().orElseThrow();
+            assertThat(lease.acknowledgements()).isEqualTo(1);
+            long fence = lease.fencingToken();
+            RedisServer master = replicated.ownerOf(slotOf(replicated, "orders"));
+
+            RedisServer promoted = replicated.killMaster(master, Duration.ofSeconds(30));
+
+            // The promoted replica has the grant: nobody else gets the lock, and its fence is the holder's.
+            assertThat((String) promoted.call("GET", "warden:{orders}")).startsWith(fence + ":");
+            LockClient b = client(replicated, c -> c.replicaAcks(1, Duration.ofMillis(500)));
+            assertThat(b.lock("orders").withReplicaAcks(0, Duration.ofMillis(500)).tryAcquire()).isEmpty();
+            assertThat(b.lock("orders").inspect().lastFencingToken()).isEqualTo(fence);
+            assertThat(lease.isHeld()).isTrue();
+
+            // The old master comes back as the new one's replica; acknowledged grants go to the new master.
+            replicated.rejoinAsReplica(master, promoted, Duration.ofSeconds(30));
+            assertThat(lease.release()).isTrue();
+            Lease next = b.lock("orders").tryAcquire(Duration.ofSeconds(5)).orElseThrow();
+            assertThat(next.acknowledgements()).isEqualTo(1);
+            assertThat(next.fencingToken()).isGreaterThan(fence);
+            assertThat(next.release()).isTrue();
+        }
+    }
+
+    @Test
+    void aGrantNotAcknowledgedIsLostWithItsKilledMasterAndGrantedAgain() throws InterruptedException {
+        try (RedisCluster replicated = RedisCluster.start(3, 1)) {
+            LockClient a = client(replicated, b -> { });
+            RedisServer master = replicated.ownerOf(slotOf(replicated, "orders"));
+            RedisServer replica = replicated.replicaOf(master).orElseThrow();
+            // The replica is cut off, so the grant never reaches it: asynchronous replication, at its worst.
+            replica.pause();
+            master.call("CLIENT", "KILL", "TYPE", "replica");
+            Lease lease = a.lock("orders").tryAcquire().orElseThrow();
+            master.kill();
+            replica.resume();
+            replicated.awaitOwner(slotOf(replicated, "orders"), replica, Duration.ofSeconds(30));
+
+            LockClient b = client(replicated, c -> { });
+            Optional<Lease> second = b.lock("orders").tryAcquire(Duration.ofSeconds(5));
+            // Two leases at once: what replica acknowledgements exist to prevent.
+            assertThat(second).isPresent();
+            assertThat(lease.isHeld()).isTrue();
+            second.get().release();
+        }
+    }
+
+    @Test
+    void acknowledgementsAreCountedOnTheMasterOfTheLocksSlotWithoutHoldingUpOtherCommands() throws Exception {
+        try (RedisCluster replicated = RedisCluster.start(3, 1)) {
+            LockClient a = client(replicated, b -> b.commandTimeout(Duration.ofSeconds(3)));
+            int slot = slotOf(replicated, "orders");
+            RedisServer master = replicated.ownerOf(slot);
+            String elsewhere = null;
+            String beside = null;
+            for (int i = 0; elsewhere == null || beside == null; i++) {
+                RedisServer owner = replicated.ownerOf(slotOf(replicated, "other-" + i));
+                if (owner == master && beside == null) {
+                    beside = "other-" + i;
+                } else if (owner != master && elsewhere == null) {
+                    elsewhere = "other-" + i;
+                }
+            }
+            DistributedLock acked = a.lock("orders").withReplicaAcks(1, Duration.ofMillis(1_500));
+            RedisServer replica = replicated.replicaOf(master).orElseThrow();
+            replica.pause();
+            try {
+                // WAIT on another connection than the grant's would count no write of its own and answer at once.
+                CompletableFuture<Optional<Lease>> refused = acked.tryAcquireAsync(Duration.ZERO);
+                Thread.sleep(200);
+                // Meanwhile the WAIT blocks only its own connection: the shared one reaches the same master.
+                long start = System.nanoTime();
+                Lease plain = a.lock(beside).tryAcquire().orElseThrow();
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(500);
+                assertThat(refused).isNotDone();
+                // Acknowledged grants of another master's slots do not wait for this replica.
+                Lease other = a.lock(elsewhere).withReplicaAcks(1, Duration.ofMillis(1_500)).tryAcquire()
+                        .orElseThrow();
+                assertThat(other.acknowledgements()).isEqualTo(1);
+                assertThatThrownBy(refused::join).hasCauseInstanceOf(LockReplicationException.class);
+                assertThat(a.lock("orders").inspect().held()).isFalse();
+                assertThat(plain.release()).isTrue();
+                assertThat(other.release()).isTrue();
+            } finally {
+                replica.resume();
+            }
+        }
+    }
+
     private LockClient client(Duration lease) {
         return client(lease, false);
+    }
+
+    private LockClient client(RedisCluster replicated, java.util.function.Consumer<LockConfig.Builder> settings) {
+        LockConfig.Builder builder = LockConfig.builder().cluster(replicated.seedUris())
+                .defaultLease(Duration.ofSeconds(30)).commandTimeout(Duration.ofSeconds(2));
+        settings.accept(builder);
+        LockClient client = LockClient.create(builder.build());
+        clients.add(client);
+        return client;
     }
 
     private LockClient client(Duration lease, boolean fair) {

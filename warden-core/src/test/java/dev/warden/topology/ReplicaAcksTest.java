@@ -138,8 +138,6 @@ class ReplicaAcksTest {
         assertThatThrownBy(() -> LockConfig.builder().redisUri(master.uri()).commandTimeout(Duration.ofSeconds(1))
                 .replicaAcks(1, Duration.ofSeconds(1)).build())
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("shorter than commandTimeout");
-        assertThatThrownBy(() -> LockConfig.builder().cluster(master.uri()).replicaAcks(1, Duration.ofMillis(100))
-                .build()).isInstanceOf(IllegalStateException.class).hasMessageContaining("cluster");
         DistributedLock lock = client(master, b -> b.commandTimeout(Duration.ofSeconds(1))).lock("x");
         assertThatThrownBy(() -> lock.withReplicaAcks(1, Duration.ofSeconds(2)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("shorter than the command timeout");

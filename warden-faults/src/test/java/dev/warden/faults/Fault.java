@@ -17,6 +17,16 @@ enum Fault {
     /** Cluster: the slot of a lock name moves to another node, keys and all. */
     SLOT_MIGRATION,
     /**
+     * Cluster with replicas: {@code CLUSTER FAILOVER} on the replica of a lock name's master, which waits for the
+     * replica to catch up before it takes over; the old master follows it.
+     */
+    CLUSTER_FAILOVER,
+    /**
+     * Cluster with replicas: the master of a lock name's slot is killed (SIGKILL); the cluster fails over to its
+     * replica after the node timeout (2 s), and the killed node comes back empty as the new master's replica.
+     */
+    MASTER_KILL,
+    /**
      * The worker that last took a lock is cut off from the lock server for twice the lease: its proxy holds every
      * byte back, both ways, without closing a connection (a half-open partition). In turn the partition heals, and
      * what was held back is delivered, or ends with a reset of the worker's connections.

@@ -131,6 +131,20 @@ class FaultSuiteIT {
         assertThat(report.counts().getOrDefault("fault SLOT_MIGRATION", 0)).as(report.summary()).isPositive();
     }
 
+    /**
+     * Failovers of a cluster with a replica per master, under the clients' acknowledgement of one replica: graceful
+     * ones (CLUSTER FAILOVER waits for the replica to catch up) and killed masters (the replica takes over with
+     * what it acknowledged), with killed connections. Acknowledged grants survive both, so mutual exclusion is
+     * checked as everywhere, with zero violations.
+     */
+    @Test
+    void clusterFailoversGracefulAndForcedWithReplicaAcknowledgementsNeverGrantALockTwice() throws Exception {
+        FaultRun.Report report = warden("cluster-failover", List.of(Fault.CLUSTER_FAILOVER, Fault.MASTER_KILL,
+                Fault.CONNECTION_KILL), "cluster-acks");
+        assertThat(report.counts().getOrDefault("fault CLUSTER_FAILOVER", 0)).as(report.summary()).isPositive();
+        assertThat(report.counts().getOrDefault("fault MASTER_KILL", 0)).as(report.summary()).isPositive();
+    }
+
     @Test
     void quorumSurvivesOneServerPausedRestartedOrCutOff() throws Exception {
         FaultRun.Report report = warden("quorum", List.of(Fault.SERVER_PAUSE, Fault.SERVER_RESTART,

@@ -45,6 +45,7 @@ abstract class LockTarget implements AutoCloseable {
             case "single" -> builder.redisUri(parts[1]);
             case "sentinel" -> builder.redisUri(parts[1]).replicaAcks(Sentinel.REPLICAS, ACK_TIMEOUT);
             case "cluster" -> builder.cluster(parts[1]);
+            case "cluster-acks" -> builder.cluster(parts[1].split(",")).replicaAcks(1, ACK_TIMEOUT);
             case "quorum" -> builder.quorum(parts[1].split(","));
             default -> throw new IllegalArgumentException("unknown topology: " + spec);
         };
@@ -55,6 +56,7 @@ abstract class LockTarget implements AutoCloseable {
             case "single" -> new Single();
             case "sentinel" -> new Sentinel();
             case "cluster" -> new Cluster();
+            case "cluster-acks" -> new ReplicatedCluster();
             case "quorum" -> new Quorum(3);
             default -> throw new IllegalArgumentException("unknown topology: " + topology);
         };
@@ -310,6 +312,68 @@ abstract class LockTarget implements AutoCloseable {
             for (RedisServer node : cluster.nodes()) {
                 faultOne(node, fault, leaseMillis);
             }
+        }
+
+        @Override
+        int connections() {
+            return -1;
+        }
+
+        @Override
+        public void close() {
+            cluster.close();
+        }
+    }
+
+    /**
+     * A cluster of three masters with a replica each; clients require the acknowledgement of the slot's replica
+     * ({@code cluster-acks}). CLUSTER_FAILOVER fails a lock name's master over gracefully; MASTER_KILL kills it,
+     * waits for its replica to take over and brings it back, empty, as that replica's replica. The fault lasts
+     * until the shard has a synchronised replica again: until then its grants cannot be acknowledged.
+     */
+    static final class ReplicatedCluster extends LockTarget {
+        private static final Duration STEP_BOUND = Duration.ofSeconds(30);
+        private final RedisCluster cluster = RedisCluster.start(3, 1);
+
+        @Override
+        String spec() {
+            return "cluster-acks|" + String.join(",", cluster.seedUris());
+        }
+
+        @Override
+        void apply(Fault fault, long leaseMillis, Random random) throws InterruptedException {
+            switch (fault) {
+                case CLUSTER_FAILOVER -> {
+                    RedisServer master = masterOfSomeLock(random);
+                    long from = System.nanoTime();
+                    RedisServer promoted = cluster.failover(master, STEP_BOUND);
+                    System.out.printf("cluster-failover: port %d took over from %d in %d ms%n", promoted.port(),
+                            master.port(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - from));
+                }
+                case MASTER_KILL -> {
+                    RedisServer master = masterOfSomeLock(random);
+                    long from = System.nanoTime();
+                    RedisServer promoted = cluster.killMaster(master, STEP_BOUND);
+                    long promotedAt = System.nanoTime();
+                    cluster.rejoinAsReplica(master, promoted, STEP_BOUND);
+                    System.out.printf("master-kill: port %d killed, %d promoted after %d ms, %d back as its replica"
+                                    + " %d ms later%n", master.port(), promoted.port(),
+                            TimeUnit.NANOSECONDS.toMillis(promotedAt - from), master.port(),
+                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - promotedAt));
+                }
+                default -> {
+                    for (RedisServer node : cluster.nodes()) {
+                        faultOne(node, fault, leaseMillis);
+                    }
+                }
+            }
+        }
+
+        private RedisServer masterOfSomeLock(Random random) {
+            List<String> names = FaultSuiteIT.NAMES;
+            String key = "faults:{" + names.get(random.nextInt(names.size())) + "}";
+            RedisServer any = cluster.masters().get(0);
+            return cluster.ownerOf(((Long) any.call("CLUSTER", "KEYSLOT", key)).intValue());
         }
 
         @Override
