@@ -9,7 +9,8 @@ final class ReplicationCheck {
 
     /**
      * @param role        INFO's {@code role}
-     * @param cluster     whether the server runs in cluster mode
+     * @param cluster     whether the server runs in cluster mode: judged as any master, since acknowledgements are
+     *                    counted by the master of each lock's slot
      * @param replicas    INFO's {@code connected_slaves}
      * @param replicaAcks the acknowledgements the user's clients require ({@code --replica-acks})
      * @return the finding
@@ -23,15 +24,6 @@ final class ReplicationCheck {
         String lost = "a failover (Sentinel, Cluster, or a manual REPLICAOF) can promote a replica that had not "
                 + "yet received a grant: the lock is then granted again while its holder still runs. Fencing tokens "
                 + "protect a resource that checks them, but two holders can run at once";
-        if (cluster) {
-            if (replicas == 0) {
-                return Finding.ok(CODE, observed, "no replicas attached to this node: no failover can hand its "
-                        + "locks to a replica that missed them");
-            }
-            return Finding.unsafe(CODE, observed, lost + ". Warden offers no replica acknowledgements in Cluster "
-                    + "mode", "use quorum locks over independent masters (LockConfig.quorum), or accept the risk "
-                    + "of a failover");
-        }
         if (replicas == 0 && replicaAcks == 0) {
             return Finding.ok(CODE, observed, "no replicas: no failover can lose a lock (a restart can: see "
                     + "PERSISTENCE)");
@@ -44,7 +36,8 @@ final class ReplicationCheck {
         if (replicaAcks == 0) {
             return Finding.unsafe(CODE, observed, lost, "require acknowledgements from every replica that can be "
                     + "promoted: LockConfig.replicaAcks(" + replicas + ", timeout) in your clients (then run "
-                    + "warden doctor --replica-acks " + replicas + ")");
+                    + "warden doctor --replica-acks " + replicas + ")" + (cluster ? "; in a cluster, from every "
+                    + "master's replicas: give each master as many" : ""));
         }
         if (replicaAcks < replicas) {
             return Finding.warn(CODE, observed, "WAIT counts replicas that received a grant, not the one that will "

@@ -31,7 +31,7 @@ final class TopologyCheck {
         if (mode.equals("cluster")) {
             return Finding.warn(CODE, observed, "a Redis Cluster node: clients must use cluster mode "
                     + "(LockConfig.cluster(seed URIs)), which routes each lock by its hash tag; replica "
-                    + "acknowledgements are not available there. The doctor checked this node only",
+                    + "acknowledgements are counted by each lock's master. The doctor checked this node only",
                     "run warden doctor against every master of the cluster");
         }
         if (sentinelMaster.isPresent()) {

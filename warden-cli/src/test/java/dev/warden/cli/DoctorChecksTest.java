@@ -92,7 +92,10 @@ class DoctorChecksTest {
         assertThat(ReplicationCheck.evaluate("master", false, 2, 2).severity()).isEqualTo(Severity.OK);
         assertThat(ReplicationCheck.evaluate("master", false, 1, 2).severity()).isEqualTo(Severity.UNSAFE);
         assertThat(ReplicationCheck.evaluate("master", false, 0, 1).meaning()).contains("fails closed");
+        // A cluster's master is judged as any master: acknowledgements are counted by each lock's slot's master.
         assertThat(ReplicationCheck.evaluate("master", true, 1, 0).severity()).isEqualTo(Severity.UNSAFE);
+        assertThat(ReplicationCheck.evaluate("master", true, 1, 0).action()).contains("every master's replicas");
+        assertThat(ReplicationCheck.evaluate("master", true, 1, 1).severity()).isEqualTo(Severity.OK);
         assertThat(ReplicationCheck.evaluate("master", true, 0, 0).severity()).isEqualTo(Severity.OK);
         assertThat(ReplicationCheck.evaluate("slave", false, 0, 0).severity()).isEqualTo(Severity.UNCHECKED);
     }
