@@ -2,6 +2,7 @@ package dev.warden.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.warden.Identity;
 import dev.warden.Lease;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
@@ -10,7 +11,10 @@ import dev.warden.redisserver.RedisServer;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** Every command on every topology: a cluster, a quorum, and a server with a replica that must acknowledge. */
+/**
+ * Every command on every topology: a cluster, a quorum, a master named by Sentinel, and a server with a replica that
+ * must acknowledge.
+ */
 class TopologiesIT {
     @Test
     void runAndInspectOnACluster() throws Exception {
@@ -76,6 +80,40 @@ class TopologiesIT {
                 assertThat(refused.err()).contains("acknowledged by 0 of 1 replicas");
             } finally {
                 replica.resume();
+            }
+        }
+    }
+
+    @Test
+    void runInspectAndLocksThroughSentinel() throws Exception {
+        try (RedisServer master = RedisServer.start();
+             RedisServer sentinel = RedisServer.builder().sentinel("locks", master.port(), 1, Duration.ofSeconds(60))
+                     .start()) {
+            String uri = "redis-sentinel://" + sentinel.host() + ":" + sentinel.port() + "#locks";
+            Cli.Result run = Cli.run("run", "job-s", "--redis", uri, "--", "sh", "-c",
+                    "echo token=$WARDEN_FENCING_TOKEN");
+            assertThat(run.exit()).as("%s", run).isZero();
+            assertThat(run.out()).matches("token=\\d+\\R");
+            try (LockClient client = LockClient.create(LockConfig.builder().redisUri(uri).clientName("sentinel-user")
+                    .build())) {
+                Lease held = client.lock("job-s").tryAcquire().orElseThrow();
+                // The holder's identity record is written from its client's scheduler right after the acquire.
+                long bound = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+                while (client.lock("job-s").inspect().holderIdentity().flatMap(Identity::threadName).isEmpty()
+                        && System.nanoTime() < bound) {
+                    Thread.sleep(10);
+                }
+                Cli.Result inspect = Cli.run("inspect", "job-s", "--redis", uri);
+                assertThat(inspect.exit()).as("%s", inspect).isZero();
+                assertThat(inspect.out()).contains("state:         held")
+                        .containsPattern("held by:       sentinel-user-\\S{6} \\(.+, pid "
+                                + ProcessHandle.current().pid() + ", thread ");
+                Cli.Result locks = Cli.run("locks", "job-*", "--redis", uri);
+                assertThat(locks.exit()).as("%s", locks).isZero();
+                assertThat(locks.out()).contains("job-s").contains("sentinel-user-");
+                // The data lives on the master Sentinel names.
+                assertThat(master.call("EXISTS", "warden:{job-s}")).isEqualTo(1L);
+                held.release();
             }
         }
     }
