@@ -26,13 +26,30 @@ public final class RedisCluster implements AutoCloseable {
      * @throws IllegalStateException if it does not form within 30 seconds
      */
     public static RedisCluster start(int masters) {
+        return start(masters, node -> { });
+    }
+
+    /**
+     * Starts a cluster whose nodes are built with extra settings, such as {@link RedisServer.Builder#tls(
+     * java.nio.file.Path, java.nio.file.Path, java.nio.file.Path) tls} for a cluster that speaks TLS only (its bus
+     * too), and waits until every node reports {@code cluster_state:ok}.
+     *
+     * @param masters  how many masters, at least 3
+     * @param settings applied to each node's builder after {@link RedisServer.Builder#cluster()}
+     * @return the running cluster
+     * @throws IllegalStateException if it does not form within 30 seconds
+     */
+    public static RedisCluster start(int masters, java.util.function.Consumer<RedisServer.Builder> settings) {
+        java.util.Objects.requireNonNull(settings, "settings");
         if (masters < 3) {
             throw new IllegalArgumentException("masters must be at least 3: " + masters);
         }
         List<RedisServer> nodes = new ArrayList<>();
         try {
             for (int i = 0; i < masters; i++) {
-                nodes.add(RedisServer.builder().cluster().start());
+                RedisServer.Builder node = RedisServer.builder().cluster();
+                settings.accept(node);
+                nodes.add(node.start());
             }
             for (int i = 0; i < masters; i++) {
                 int from = i * SLOTS / masters;
@@ -60,7 +77,7 @@ public final class RedisCluster implements AutoCloseable {
         return nodes;
     }
 
-    /** @return a seed URI ({@code redis://127.0.0.1:PORT} of the first node) */
+    /** @return a seed URI ({@code redis://127.0.0.1:PORT} of the first node, {@code rediss://} over TLS) */
     public String seedUri() {
         return nodes.get(0).uri();
     }
