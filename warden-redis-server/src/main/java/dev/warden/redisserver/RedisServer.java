@@ -282,7 +282,8 @@ public final class RedisServer implements AutoCloseable {
     private javax.net.ssl.SSLSocketFactory adminTls() {
         if (adminTls == null) {
             try (java.io.InputStream pem = Files.newInputStream(tls[2])) {
-                java.security.KeyStore trusted = java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());
+                java.security.KeyStore trusted =
+                        java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());
                 trusted.load(null, null);
                 int i = 0;
                 for (java.security.cert.Certificate certificate
@@ -581,8 +582,8 @@ public final class RedisServer implements AutoCloseable {
          * @return this builder
          */
         public Builder tls(Path certificate, Path key, Path authority) {
-            this.tls = new Path[] {Objects.requireNonNull(certificate, "certificate"), Objects.requireNonNull(key, "key"),
-                    Objects.requireNonNull(authority, "authority")};
+            this.tls = new Path[] {Objects.requireNonNull(certificate, "certificate"),
+                    Objects.requireNonNull(key, "key"), Objects.requireNonNull(authority, "authority")};
             return this;
         }
 
