@@ -98,7 +98,10 @@ class TlsTest {
                 assertThat(client.lock("acl").inspect().held()).isFalse();
                 holdWaitAndHandOver(client, client, "acl", List.of(redis));
             }
-            assertThat((List<?>) redis.call("ACL", "LOG")).as("refusals of the user").isEmpty();
+            // As in AclTest: but for Lettuce's CLIENT SETINFO, whose refusal Redis 6.2 logs as "client".
+            assertThat(((List<?>) redis.call("ACL", "LOG")).stream()
+                    .filter(entry -> !"client".equals(((List<?>) entry).get(((List<?>) entry).indexOf("object") + 1))))
+                    .as("refusals of the user").isEmpty();
             // The default user is not the one that connected: a wrong password is refused over TLS as well.
             assertThatThrownBy(() -> LockClient.create(LockConfig.builder()
                     .redisUri("rediss://warden:wrong@127.0.0.1:" + redis.port()).tlsTrustedCertificates(ca)
