@@ -28,9 +28,9 @@ CONSTANTS
     MaxLocalHandovers, \* RedisLease.MAX_LOCAL_HANDOVERS
     GiveUps,           \* whether a waiter may give up
     Writes,            \* whether holders ask for fences and write to the fenced resource
-    Mutation           \* "none", "noTokenCheck", "noHalfLease", "noFenceFloor", "noDrift"
+    Mutation           \* "none", "noTokenCheck", "noHalfLease", "noFenceFloor", "noDrift", "noPrune"
 
-ASSUME Mutation \in {"none", "noTokenCheck", "noHalfLease", "noFenceFloor", "noDrift"}
+ASSUME Mutation \in {"none", "noTokenCheck", "noHalfLease", "noFenceFloor", "noDrift", "noPrune"}
 ASSUME Grant <= Lease /\ Drift < Grant /\ MaxLag <= Drift
 
 Threads == 1..NThreads
@@ -116,10 +116,11 @@ Register(r, tk) == [r EXCEPT !.q = IF InQ(r.q, tk) THEN r.q ELSE Append(r.q, tk)
 \* queue.lua leave
 Leave(r, tk) == IF InQ(r.q, tk) THEN [r EXCEPT !.q = Without(r.q, tk), !.reg[tk] = 0] ELSE r
 
-\* acquire-queued.lua's loop: drop dead heads until the head is the caller, a live one, or none
+\* acquire-queued.lua's loop: drop dead heads until the head is the caller, a live one, or none. The mutant noPrune
+\* takes every queued registration for live: a dead head (its client crashed) stays ahead of the live waiters.
 RECURSIVE Prune(_, _, _)
 Prune(q, rg, tk) ==
-    IF q = <<>> \/ Head(q) = tk \/ rg[Head(q)] > 0 THEN [q |-> q, reg |-> rg]
+    IF q = <<>> \/ Head(q) = tk \/ rg[Head(q)] > 0 \/ Mutation = "noPrune" THEN [q |-> q, reg |-> rg]
     ELSE Prune(Tail(q), [rg EXCEPT ![Head(q)] = 0], tk)
 
 \* release-queued.lua's loop: ZPOPMIN until a live registration; head = NoTok if none

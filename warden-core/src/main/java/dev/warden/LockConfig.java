@@ -267,9 +267,10 @@ public final class LockConfig {
         }
 
         /**
-         * Trusts the certificates in this PEM file (one or more CA certificates) for {@code rediss://} servers,
-         * instead of the JVM's default trust store. Verification stays on: a server whose certificate does not
-         * chain to them, or names another host, is a {@link LockConnectionException}.
+         * Trusts the certificates in this PEM file (one or more CA certificates) for {@code rediss://} servers
+         * (and the sentinels and master of {@code rediss-sentinel://}), instead of the JVM's default trust store.
+         * Verification stays on: a server whose certificate does not chain to them, or names another host, is a
+         * {@link LockConnectionException}.
          *
          * @param pemFile a readable PEM file of X.509 certificates
          * @return this builder
@@ -307,7 +308,8 @@ public final class LockConfig {
         /**
          * Uses one Redis server: {@code redis://[[user]:password@]host[:port][/database]}, {@code rediss://} for
          * TLS, or {@code redis-sentinel://host:port[,host:port...][/database]#masterName} for the master that
-         * Sentinel names (followed across failovers). Replaces any earlier {@link #cluster} or {@link #quorum}.
+         * Sentinel names (followed across failovers), {@code rediss-sentinel://} for TLS to the sentinels and that
+         * master (both verified with {@link #tlsTrustedCertificates}, where set). Replaces any earlier {@link #cluster} or {@link #quorum}.
          * One of the three is required.
          *
          * @param uri the URI
@@ -545,7 +547,7 @@ public final class LockConfig {
             List<String> list = new ArrayList<>();
             for (String uri : uris) {
                 Objects.requireNonNull(uri, what + " URI");
-                Require.argument(!uri.startsWith("redis-sentinel:"), "%s takes redis:// or rediss:// URIs: %s",
+                Require.argument(!uri.startsWith("redis-sentinel:") && !uri.startsWith("rediss-sentinel:"), "%s takes redis:// or rediss:// URIs: %s",
                         what, RedisUris.mask(uri));
                 RedisUris.parse(uri);
                 list.add(uri);

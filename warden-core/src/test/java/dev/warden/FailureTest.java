@@ -196,7 +196,8 @@ class FailureTest extends RedisTestSupport {
         assertThatThrownBy(() -> b.spinWait(null)).isInstanceOf(NullPointerException.class).hasMessage("spinWait");
         assertThatThrownBy(() -> b.clientName("a b")).hasMessage("clientName must be non-blank without spaces: 'a b'");
         assertThatThrownBy(() -> b.redisUri("http://host")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("redisUri must start with redis://, rediss:// or redis-sentinel://: http://host");
+                .hasMessage("redisUri must start with redis://, rediss://, redis-sentinel:// or rediss-sentinel://: "
+                        + "http://host");
         assertThatThrownBy(() -> b.redisUri("redis://user:s3cret@host:notaport"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("redis://user:***@host").hasMessageNotContaining("s3cret");

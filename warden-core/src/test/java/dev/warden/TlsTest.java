@@ -3,6 +3,7 @@ package dev.warden;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.warden.redisserver.RedisCluster;
 import dev.warden.redisserver.RedisServer;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -77,6 +79,166 @@ class TlsTest {
         assertThatThrownBy(() -> LockConfig.builder().tlsClientCertificate(dir, missing))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("certificateChain must be a readable file: " + dir);
+    }
+
+    @Test
+    void anAclUserLocksOverTlsWithTheRuleOfDocsAcl(@TempDir Path dir) throws Exception {
+        Path ca = authority(dir);
+        Path[] server = signed(dir, "server", "127.0.0.1");
+        try (RedisServer redis = RedisServer.builder().tls(server[0], server[1], ca).start()) {
+            List<String> command = new ArrayList<>(List.of("ACL", "SETUSER", "warden", "reset"));
+            command.addAll(AclTest.rule());
+            redis.call(command.toArray(String[]::new));
+            redis.call("ACL", "LOG", "RESET");
+            String password = AclTest.rule().stream().filter(word -> word.startsWith(">")).findFirst().orElseThrow()
+                    .substring(1);
+            try (LockClient client = LockClient.create(LockConfig.builder()
+                    .redisUri("rediss://warden:" + password + "@127.0.0.1:" + redis.port())
+                    .tlsTrustedCertificates(ca).build())) {
+                assertThat(client.lock("acl").inspect().held()).isFalse();
+                holdWaitAndHandOver(client, client, "acl", List.of(redis));
+            }
+            // As in AclTest: but for Lettuce's CLIENT SETINFO, whose refusal Redis 6.2 logs as "client".
+            assertThat(((List<?>) redis.call("ACL", "LOG")).stream()
+                    .filter(entry -> !"client".equals(((List<?>) entry).get(((List<?>) entry).indexOf("object") + 1))))
+                    .as("refusals of the user").isEmpty();
+            // The default user is not the one that connected: a wrong password is refused over TLS as well.
+            assertThatThrownBy(() -> LockClient.create(LockConfig.builder()
+                    .redisUri("rediss://warden:wrong@127.0.0.1:" + redis.port()).tlsTrustedCertificates(ca)
+                    .commandTimeout(Duration.ofSeconds(2)).build()))
+                    .isInstanceOf(LockConnectionException.class).hasMessageContaining("WRONGPASS");
+        }
+    }
+
+    @Test
+    void aTlsSentinelAndItsTlsMasterAreVerifiedWithTheTrustedAuthority(@TempDir Path dir) throws Exception {
+        Path ca = authority(dir);
+        Path[] certificate = signed(dir, "server", "127.0.0.1");
+        List<AutoCloseable> resources = new ArrayList<>();
+        try {
+            RedisServer master = keep(resources, RedisServer.builder().tls(certificate[0], certificate[1], ca)
+                    .start());
+            RedisServer replica = keep(resources, RedisServer.builder().tls(certificate[0], certificate[1], ca)
+                    .args("--replicaof", master.host(), Integer.toString(master.port())).start());
+            replica.awaitReplicaSync(Duration.ofSeconds(20));
+            RedisServer sentinel = keep(resources, RedisServer.builder().tls(certificate[0], certificate[1], ca)
+                    .sentinel("tlsmaster", master.port(), 1, Duration.ofSeconds(60)).start());
+            sentinel.awaitSentinelReady(1, 0, Duration.ofSeconds(20));
+            assertThat(sentinel.uri()).startsWith("rediss://");
+            String uri = "rediss-sentinel://" + sentinel.host() + ":" + sentinel.port() + "#tlsmaster";
+            LockClient first = keep(resources, LockClient.create(LockConfig.builder().redisUri(uri)
+                    .tlsTrustedCertificates(ca).replicaAcks(1, Duration.ofMillis(500)).build()));
+            LockClient second = keep(resources, LockClient.create(LockConfig.builder().redisUri(uri)
+                    .tlsTrustedCertificates(ca).build()));
+            holdWaitAndHandOver(first, second, "sentinel", List.of(master));
+            // The lock lives on the master Sentinel named, reached over TLS (its plain port is off).
+            assertThat(master.call("EXISTS", "warden:{sentinel}")).isEqualTo(1L);
+            // Without the authority, the sentinel's certificate is not trusted: a connection failure.
+            assertThatThrownBy(() -> LockClient.create(LockConfig.builder().redisUri(uri)
+                    .commandTimeout(Duration.ofSeconds(2)).build())).isInstanceOf(LockConnectionException.class);
+        } finally {
+            closeAll(resources);
+        }
+    }
+
+    @Test
+    void aClusterOverTlsLocksWaitsAndHandsOver(@TempDir Path dir) throws Exception {
+        Path ca = authority(dir);
+        Path[] certificate = signed(dir, "server", "127.0.0.1");
+        try (RedisCluster cluster = RedisCluster.start(3, node -> node.tls(certificate[0], certificate[1], ca))) {
+            assertThat(cluster.seedUri()).startsWith("rediss://");
+            try (LockClient first = LockClient.create(LockConfig.builder().cluster(cluster.seedUri())
+                    .tlsTrustedCertificates(ca).build());
+                 LockClient second = LockClient.create(LockConfig.builder().cluster(cluster.seedUri())
+                    .tlsTrustedCertificates(ca).build())) {
+                for (String name : List.of("a", "b", "c", "d")) {
+                    holdWaitAndHandOver(first, second, name, cluster.nodes());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aQuorumOfTlsServersLocksWaitsAndHandsOver(@TempDir Path dir) throws Exception {
+        Path ca = authority(dir);
+        Path[] certificate = signed(dir, "server", "127.0.0.1");
+        List<AutoCloseable> resources = new ArrayList<>();
+        try {
+            List<RedisServer> servers = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                servers.add(keep(resources, RedisServer.builder().tls(certificate[0], certificate[1], ca).start()));
+            }
+            String[] uris = servers.stream().map(RedisServer::uri).toArray(String[]::new);
+            LockClient first = keep(resources, LockClient.create(LockConfig.builder().quorum(uris)
+                    .tlsTrustedCertificates(ca).build()));
+            LockClient second = keep(resources, LockClient.create(LockConfig.builder().quorum(uris)
+                    .tlsTrustedCertificates(ca).build()));
+            holdWaitAndHandOver(first, second, "quorum", servers);
+        } finally {
+            closeAll(resources);
+        }
+    }
+
+    /**
+     * A holder on {@code first}; a waiter on {@code second}, blocked in tryAcquire(wait), is subscribed to the
+     * lock's channel on one of {@code servers} (which serve TLS only), and gets the lock when the holder releases.
+     */
+    private static void holdWaitAndHandOver(LockClient first, LockClient second, String name,
+                                            List<RedisServer> servers) throws Exception {
+        Lease held = first.lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+        long heldFence = held.fencingToken();
+        assertThat(second.lock(name).tryAcquire()).isEmpty();
+        java.util.concurrent.CompletableFuture<Optional<Lease>> waiter = java.util.concurrent.CompletableFuture
+                .supplyAsync(() -> {
+                    try {
+                        return second.lock(name).tryAcquire(Duration.ofSeconds(20));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException(e);
+                    }
+                });
+        long bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (second.lock(name).inspect().waiters() == 0 && System.nanoTime() - bound < 0) {
+            Thread.sleep(5);
+        }
+        assertThat(waiter).isNotDone();
+        // The waiter listens for the release over its client's TLS pub/sub connection.
+        bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (channels(servers, name).isEmpty() && System.nanoTime() - bound < 0) {
+            Thread.sleep(5);
+        }
+        assertThat(channels(servers, name)).as("channels of lock " + name).isNotEmpty();
+        long releasedAt = System.nanoTime();
+        assertThat(held.release()).isTrue();
+        Lease next = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt)).as("hand-over of " + name)
+                .isLessThan(5_000);
+        assertThat(next.fencingToken()).isGreaterThan(heldFence);
+        assertThat(next.release()).isTrue();
+        assertThat(first.lock(name).isLocked()).isFalse();
+    }
+
+    /** The channels of lock {@code name} that some client is subscribed to, sharded (Redis 7 cluster) or not. */
+    private static List<Object> channels(List<RedisServer> servers, String name) {
+        List<Object> channels = new ArrayList<>();
+        for (RedisServer server : servers) {
+            channels.addAll((List<?>) server.call("PUBSUB", "CHANNELS", "*{" + name + "}*"));
+            if (server.majorVersion() >= 7) {
+                channels.addAll((List<?>) server.call("PUBSUB", "SHARDCHANNELS", "*{" + name + "}*"));
+            }
+        }
+        return channels;
+    }
+
+    private static <T extends AutoCloseable> T keep(List<AutoCloseable> resources, T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    private static void closeAll(List<AutoCloseable> resources) throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
     }
 
     /** A certificate authority in ca.p12, and its certificate as PEM. */

@@ -18,7 +18,8 @@ public final class RedisUris {
     }
 
     /**
-     * Parses a {@code redis://}, {@code rediss://} or {@code redis-sentinel://} URI.
+     * Parses a {@code redis://}, {@code rediss://}, {@code redis-sentinel://} or {@code rediss-sentinel://} URI (the
+     * last: TLS to the sentinels and to the master they name).
      *
      * @param uri the URI
      * @return the parsed URI
@@ -28,9 +29,10 @@ public final class RedisUris {
     public static RedisURI parse(String uri) {
         Objects.requireNonNull(uri, "redisUri");
         String scheme = uri.contains("://") ? uri.substring(0, uri.indexOf("://")) : "";
-        Require.argument(scheme.equals("redis") || scheme.equals("rediss") || scheme.equals("redis-sentinel"),
-                "redisUri must start with redis://, rediss:// or redis-sentinel://: %s", mask(uri));
-        if (scheme.equals("redis-sentinel")) {
+        Require.argument(scheme.equals("redis") || scheme.equals("rediss") || scheme.equals("redis-sentinel")
+                        || scheme.equals("rediss-sentinel"),
+                "redisUri must start with redis://, rediss://, redis-sentinel:// or rediss-sentinel://: %s", mask(uri));
+        if (scheme.equals("redis-sentinel") || scheme.equals("rediss-sentinel")) {
             return parseSentinel(uri);
         }
         RedisURI parsed;

@@ -18,6 +18,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -144,6 +145,63 @@ class QuorumTest {
         }
         for (Thread stall : stalls) {
             stall.join(5_000);
+        }
+    }
+
+    @Test
+    void aMajorityGrantedWithinTheLeaseButInsideTheDriftMarginGrantsNothingAndIsReleasedEverywhere()
+            throws Exception {
+        start(3);
+        // A 60 s lease allows for 602 ms of drift (1 % + 2 ms). The client's clock jumps ahead while the servers
+        // hold the acquire, so that the grants come back 59.5 s (and the real time the servers were paused, a few
+        // hundred ms) after it was sent: within the lease, but not within the lease less the drift.
+        Duration leaseTime = Duration.ofSeconds(60);
+        Duration shortOfTheLease = Duration.ofMillis(500);
+        Thread[] acquirer = new Thread[1];
+        CountDownLatch acquirerReadTheClock = new CountDownLatch(1);
+        AtomicLong offset = new AtomicLong();
+        dev.warden.Ticker ticker = () -> {
+            if (Thread.currentThread() == acquirer[0]) {
+                acquirerReadTheClock.countDown();
+            }
+            return System.nanoTime() + offset.get();
+        };
+        DistributedLock lock = client(b -> b.ticker(ticker).commandTimeout(Duration.ofSeconds(3))).lock("drift");
+        // The scripts are known to every server (a first call is sent twice), and the lock is free everywhere.
+        assertThat(lock.tryAcquire(Duration.ZERO, leaseTime).orElseThrow().release()).isTrue();
+        AtomicReference<Optional<Lease>> result = new AtomicReference<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        servers.forEach(RedisServer::pause);
+        long pausedAt = System.nanoTime();
+        try {
+            acquirer[0] = new Thread(() -> {
+                try {
+                    result.set(lock.tryAcquire(Duration.ZERO, leaseTime));
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+            acquirer[0].start();
+            assertThat(acquirerReadTheClock.await(5, TimeUnit.SECONDS)).isTrue();
+            // The acquire is sent just after its send time is read; give it time to reach the (paused) servers.
+            Thread.sleep(150);
+            offset.addAndGet(leaseTime.minus(shortOfTheLease).toNanos());
+        } finally {
+            servers.forEach(RedisServer::resume);
+        }
+        acquirer[0].join(10_000);
+        long realMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - pausedAt);
+        assertThat(failure.get()).isNull();
+        assertThat(result.get()).as("a majority whose grants came back %d ms short of the lease, inside the drift"
+                + " margin (%d ms real time)", shortOfTheLease.toMillis(), realMillis).isEmpty();
+        // Every server granted it: the grants are given back on all of them at once, not left for 60 s.
+        long bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+        while (!servers.stream().allMatch(server -> isFreeOrAbsent(server.call("GET", "warden:{drift}")))
+                && System.nanoTime() - bound < 0) {
+            Thread.sleep(5);
+        }
+        for (RedisServer server : servers) {
+            assertThat(isFreeOrAbsent(server.call("GET", "warden:{drift}"))).as("server %d", server.port()).isTrue();
         }
     }
 

@@ -71,6 +71,11 @@ class ModelCheckTest {
         assertViolated("MutantNoDrift", "Invariant MutualExclusion is violated");
     }
 
+    @Test
+    void anAcquireThatKeepsADeadWaiterAtTheHeadOfTheQueueStarvesTheLiveOnesBehindIt() throws Exception {
+        assertViolated("MutantNoPrune", "Temporal properties were violated");
+    }
+
     private static void assertClean(String config) throws Exception {
         String out = tlc(config);
         assertThat(out).as("TLC on %s.cfg", config).contains(CLEAN).doesNotContain("Error:");

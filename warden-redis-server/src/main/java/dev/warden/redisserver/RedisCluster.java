@@ -3,9 +3,11 @@ package dev.warden.redisserver;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -47,6 +49,36 @@ public final class RedisCluster implements AutoCloseable {
      * @throws IllegalStateException if it does not form within 30 seconds
      */
     public static RedisCluster start(int masters, int replicasPerMaster) {
+        return start(masters, replicasPerMaster, node -> { });
+    }
+
+    /**
+     * Starts a cluster whose nodes are built with extra settings, such as {@link RedisServer.Builder#tls(
+     * java.nio.file.Path, java.nio.file.Path, java.nio.file.Path) tls} for a cluster that speaks TLS only (its bus
+     * too), and waits until every node reports {@code cluster_state:ok}.
+     *
+     * @param masters  how many masters, at least 3
+     * @param settings applied to each node's builder after {@link RedisServer.Builder#cluster()}
+     * @return the running cluster
+     * @throws IllegalStateException if it does not form within 30 seconds
+     */
+    public static RedisCluster start(int masters, Consumer<RedisServer.Builder> settings) {
+        return start(masters, 0, settings);
+    }
+
+    /**
+     * Starts a cluster of masters with replicas, each node built with extra settings; see
+     * {@link #start(int, int)} and {@link #start(int, Consumer)}.
+     *
+     * @param masters           how many masters, at least 3
+     * @param replicasPerMaster how many replicas each master has, 0 or more
+     * @param settings          applied to each node's builder after {@link RedisServer.Builder#cluster()}
+     * @return the running cluster
+     * @throws IllegalStateException if it does not form within 30 seconds
+     */
+    public static RedisCluster start(int masters, int replicasPerMaster,
+                                     Consumer<RedisServer.Builder> settings) {
+        Objects.requireNonNull(settings, "settings");
         if (masters < 3) {
             throw new IllegalArgumentException("masters must be at least 3: " + masters);
         }
@@ -56,7 +88,9 @@ public final class RedisCluster implements AutoCloseable {
         List<RedisServer> nodes = new ArrayList<>();
         try {
             for (int i = 0; i < masters * (1 + replicasPerMaster); i++) {
-                nodes.add(RedisServer.builder().cluster().start());
+                RedisServer.Builder node = RedisServer.builder().cluster();
+                settings.accept(node);
+                nodes.add(node.start());
             }
             for (int i = 0; i < masters; i++) {
                 int from = i * SLOTS / masters;
@@ -100,7 +134,7 @@ public final class RedisCluster implements AutoCloseable {
         return nodes;
     }
 
-    /** @return a seed URI ({@code redis://127.0.0.1:PORT} of the first node) */
+    /** @return a seed URI ({@code redis://127.0.0.1:PORT} of the first node, {@code rediss://} over TLS) */
     public String seedUri() {
         return nodes.get(0).uri();
     }

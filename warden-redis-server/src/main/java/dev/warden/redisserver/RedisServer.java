@@ -49,6 +49,7 @@ public final class RedisServer implements AutoCloseable {
     private final List<Watch> awaited = new ArrayList<>();
     private int port;
     private Process process;
+    private javax.net.ssl.SSLSocketFactory adminTls;
 
     private RedisServer(Builder builder) {
         this.binary = builder.binary != null ? builder.binary : RedisBinary.resolve();
@@ -120,15 +121,16 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /**
-     * Sends one command over a fresh plain connection (not for TLS servers) and returns the decoded reply (see
-     * {@link Resp}).
+     * Sends one command over a fresh connection and returns the decoded reply (see {@link Resp}). A TLS server is
+     * called over TLS, trusting its certificate authority; one that requires client certificates
+     * ({@code --tls-auth-clients yes}) cannot be called.
      *
      * @param args the command and its arguments
      * @return the reply
      * @throws UncheckedIOException if the server cannot be reached or answers with an error
      */
     public Object call(String... args) {
-        try (Resp resp = new Resp(HOST, port, Duration.ofSeconds(10))) {
+        try (Resp resp = new Resp(HOST, port, Duration.ofSeconds(10), tls != null ? adminTls() : null)) {
             return resp.call(args);
         } catch (IOException e) {
             throw new UncheckedIOException(String.join(" ", args) + " on port " + port + ": " + e.getMessage(), e);
@@ -229,10 +231,15 @@ public final class RedisServer implements AutoCloseable {
         command.addAll(List.of("--port", Integer.toString(tls != null ? 0 : port), "--bind", HOST, "--save", "",
                 "--appendonly", "no", "--dir", dir.toString(), "--daemonize", "no", "--protected-mode", "no"));
         if (tls != null) {
-            // TLS only: the plain port is off, so a working client proves the traffic was encrypted.
+            // TLS only: the plain port is off, so a working client proves the traffic was encrypted. Replication
+            // (and a sentinel's connections to masters, replicas and other sentinels) and the cluster bus use TLS
+            // too, with the same certificate as a client's.
             command.addAll(List.of("--tls-port", Integer.toString(port), "--tls-cert-file", tls[0].toString(),
-                    "--tls-key-file", tls[1].toString(), "--tls-ca-cert-file", tls[0].toString(),
-                    "--tls-auth-clients", "no"));
+                    "--tls-key-file", tls[1].toString(), "--tls-ca-cert-file", tls[2].toString(),
+                    "--tls-auth-clients", "no", "--tls-replication", "yes"));
+            if (clusterMode) {
+                command.addAll(List.of("--tls-cluster", "yes"));
+            }
         }
         if (RedisBinary.majorVersion(binary) >= 7) {
             // Redis 7 disables DEBUG by default; fault tests need DEBUG SLEEP from loopback.
@@ -269,6 +276,33 @@ public final class RedisServer implements AutoCloseable {
             throw new IllegalStateException("redis-server on port " + port + " did not start: " + e.getMessage()
                     + "\n" + recentLog(), e);
         }
+    }
+
+    /** A factory of TLS sockets that trust the server's certificate authority, for {@link #call}. */
+    private javax.net.ssl.SSLSocketFactory adminTls() {
+        if (adminTls == null) {
+            try (java.io.InputStream pem = Files.newInputStream(tls[2])) {
+                java.security.KeyStore trusted =
+                        java.security.KeyStore.getInstance(java.security.KeyStore.getDefaultType());
+                trusted.load(null, null);
+                int i = 0;
+                for (java.security.cert.Certificate certificate
+                        : java.security.cert.CertificateFactory.getInstance("X.509").generateCertificates(pem)) {
+                    trusted.setCertificateEntry("ca-" + i++, certificate);
+                }
+                javax.net.ssl.TrustManagerFactory trust = javax.net.ssl.TrustManagerFactory.getInstance(
+                        javax.net.ssl.TrustManagerFactory.getDefaultAlgorithm());
+                trust.init(trusted);
+                javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+                context.init(null, trust.getTrustManagers(), null);
+                adminTls = context.getSocketFactory();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read " + tls[2], e);
+            } catch (java.security.GeneralSecurityException e) {
+                throw new IllegalStateException("cannot trust " + tls[2] + ": " + e.getMessage(), e);
+            }
+        }
+        return adminTls;
     }
 
     private void drain(Process p, CompletableFuture<Void> ready) {
@@ -526,14 +560,30 @@ public final class RedisServer implements AutoCloseable {
 
         /**
          * Serves TLS only, with this certificate (also the CA the server trusts) and key, both PEM; clients need no
-         * certificate. {@link RedisServer#call} does not work on such a server.
+         * certificate. As {@link #tls(Path, Path, Path)} with the certificate as its own authority.
          *
          * @param certificate a PEM certificate
          * @param key         its PEM private key
          * @return this builder
          */
         public Builder tls(Path certificate, Path key) {
-            this.tls = new Path[] {Objects.requireNonNull(certificate, "certificate"), Objects.requireNonNull(key, "key")};
+            return tls(certificate, key, certificate);
+        }
+
+        /**
+         * Serves TLS only, with this certificate and key, trusting certificates signed by {@code authority} (all
+         * PEM); clients need no certificate. Replication, a sentinel's connections and a cluster's bus use TLS as
+         * well ({@code tls-replication yes}, and {@code tls-cluster yes} in cluster mode), so every server of a
+         * deployment can share one authority. {@link RedisServer#call} connects over TLS, trusting the authority.
+         *
+         * @param certificate a PEM certificate, also presented when this server connects to another
+         * @param key         its PEM private key
+         * @param authority   the PEM certificates of the authorities this server trusts
+         * @return this builder
+         */
+        public Builder tls(Path certificate, Path key, Path authority) {
+            this.tls = new Path[] {Objects.requireNonNull(certificate, "certificate"),
+                    Objects.requireNonNull(key, "key"), Objects.requireNonNull(authority, "authority")};
             return this;
         }
 

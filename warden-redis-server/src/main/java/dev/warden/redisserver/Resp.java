@@ -34,17 +34,37 @@ public final class Resp implements Closeable {
      * @throws IOException if the connection cannot be made
      */
     public Resp(String host, int port, Duration timeout) throws IOException {
-        socket = new Socket();
+        this(host, port, timeout, null);
+    }
+
+    /**
+     * Connects to a Redis server, over TLS if {@code tls} is given.
+     *
+     * @param host    the server's address
+     * @param port    the server's port
+     * @param timeout connect, handshake and read timeout
+     * @param tls     the factory of TLS sockets that trusts the server's certificate, or null for a plain connection
+     * @throws IOException if the connection or the TLS handshake fails
+     */
+    public Resp(String host, int port, Duration timeout, javax.net.ssl.SSLSocketFactory tls) throws IOException {
+        Socket plain = new Socket();
+        Socket connected = plain;
         try {
-            socket.connect(new InetSocketAddress(host, port), (int) timeout.toMillis());
-            socket.setSoTimeout((int) timeout.toMillis());
-            socket.setTcpNoDelay(true);
-            in = new BufferedInputStream(socket.getInputStream());
-            out = socket.getOutputStream();
+            plain.connect(new InetSocketAddress(host, port), (int) timeout.toMillis());
+            plain.setSoTimeout((int) timeout.toMillis());
+            plain.setTcpNoDelay(true);
+            if (tls != null) {
+                javax.net.ssl.SSLSocket secure = (javax.net.ssl.SSLSocket) tls.createSocket(plain, host, port, true);
+                connected = secure;
+                secure.startHandshake();
+            }
+            in = new BufferedInputStream(connected.getInputStream());
+            out = connected.getOutputStream();
         } catch (IOException e) {
-            socket.close();
+            connected.close();
             throw e;
         }
+        socket = connected;
     }
 
     /**
