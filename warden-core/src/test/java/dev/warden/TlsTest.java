@@ -3,17 +3,12 @@ package dev.warden;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.warden.redisserver.Certificates;
 import dev.warden.redisserver.RedisCluster;
 import dev.warden.redisserver.RedisServer;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.Key;
-import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +20,7 @@ class TlsTest {
 
     @Test
     void rediSsUriLocksOverTlsAndAnUntrustedCertificateFailsLoudly(@TempDir Path dir) throws Exception {
-        Path[] pem = selfSignedCertificate(dir);
+        Path[] pem = Certificates.selfSigned(dir);
         try (RedisServer server = RedisServer.builder().tls(pem[0], pem[1]).start()) {
             assertThat(server.uri()).startsWith("rediss://127.0.0.1:");
             // The server's plain port is off: this works only over TLS. Peer verification is off for the
@@ -46,9 +41,9 @@ class TlsTest {
     @Test
     void aCertificateAuthorityFileAndAClientCertificateGiveMutualTlsWithVerificationOn(@TempDir Path dir)
             throws Exception {
-        Path ca = authority(dir);
-        Path[] server = signed(dir, "server", "127.0.0.1");
-        Path[] client = signed(dir, "client", "warden-client");
+        Path ca = Certificates.authority(dir);
+        Path[] server = Certificates.signed(dir, "server", "127.0.0.1");
+        Path[] client = Certificates.signed(dir, "client", "warden-client");
         try (RedisServer redis = RedisServer.builder().tls(server[0], server[1])
                 .args("--tls-ca-cert-file", ca.toString(), "--tls-auth-clients", "yes").start()) {
             // Verification is on (no verifyPeer=NONE): the server's certificate chains to the given authority.
@@ -83,8 +78,8 @@ class TlsTest {
 
     @Test
     void anAclUserLocksOverTlsWithTheRuleOfDocsAcl(@TempDir Path dir) throws Exception {
-        Path ca = authority(dir);
-        Path[] server = signed(dir, "server", "127.0.0.1");
+        Path ca = Certificates.authority(dir);
+        Path[] server = Certificates.signed(dir, "server", "127.0.0.1");
         try (RedisServer redis = RedisServer.builder().tls(server[0], server[1], ca).start()) {
             List<String> command = new ArrayList<>(List.of("ACL", "SETUSER", "warden", "reset"));
             command.addAll(AclTest.rule());
@@ -112,8 +107,8 @@ class TlsTest {
 
     @Test
     void aTlsSentinelAndItsTlsMasterAreVerifiedWithTheTrustedAuthority(@TempDir Path dir) throws Exception {
-        Path ca = authority(dir);
-        Path[] certificate = signed(dir, "server", "127.0.0.1");
+        Path ca = Certificates.authority(dir);
+        Path[] certificate = Certificates.signed(dir, "server", "127.0.0.1");
         List<AutoCloseable> resources = new ArrayList<>();
         try {
             RedisServer master = keep(resources, RedisServer.builder().tls(certificate[0], certificate[1], ca)
@@ -143,8 +138,8 @@ class TlsTest {
 
     @Test
     void aClusterOverTlsLocksWaitsAndHandsOver(@TempDir Path dir) throws Exception {
-        Path ca = authority(dir);
-        Path[] certificate = signed(dir, "server", "127.0.0.1");
+        Path ca = Certificates.authority(dir);
+        Path[] certificate = Certificates.signed(dir, "server", "127.0.0.1");
         try (RedisCluster cluster = RedisCluster.start(3, node -> node.tls(certificate[0], certificate[1], ca))) {
             assertThat(cluster.seedUri()).startsWith("rediss://");
             try (LockClient first = LockClient.create(LockConfig.builder().cluster(cluster.seedUri())
@@ -160,8 +155,8 @@ class TlsTest {
 
     @Test
     void aQuorumOfTlsServersLocksWaitsAndHandsOver(@TempDir Path dir) throws Exception {
-        Path ca = authority(dir);
-        Path[] certificate = signed(dir, "server", "127.0.0.1");
+        Path ca = Certificates.authority(dir);
+        Path[] certificate = Certificates.signed(dir, "server", "127.0.0.1");
         List<AutoCloseable> resources = new ArrayList<>();
         try {
             List<RedisServer> servers = new ArrayList<>();
@@ -239,75 +234,5 @@ class TlsTest {
         for (int i = resources.size() - 1; i >= 0; i--) {
             resources.get(i).close();
         }
-    }
-
-    /** A certificate authority in ca.p12, and its certificate as PEM. */
-    private static Path authority(Path dir) throws Exception {
-        keytool("-genkeypair", "-alias", "ca", "-keyalg", "RSA", "-keysize", "2048", "-validity", "2",
-                "-dname", "CN=warden-test-ca", "-ext", "bc:c", "-storetype", "PKCS12",
-                "-keystore", dir.resolve("ca.p12").toString(), "-storepass", "changeit", "-keypass", "changeit");
-        Path pem = dir.resolve("ca.crt");
-        keytool("-exportcert", "-rfc", "-alias", "ca", "-keystore", dir.resolve("ca.p12").toString(),
-                "-storepass", "changeit", "-file", pem.toString());
-        return pem;
-    }
-
-    /** A key and a certificate for {@code cn} signed by the authority, as PEM files: {certificate, key}. */
-    private static Path[] signed(Path dir, String alias, String cn) throws Exception {
-        Path keystore = dir.resolve(alias + ".p12");
-        keytool("-genkeypair", "-alias", alias, "-keyalg", "RSA", "-keysize", "2048", "-validity", "2",
-                "-dname", "CN=" + cn, "-storetype", "PKCS12", "-keystore", keystore.toString(),
-                "-storepass", "changeit", "-keypass", "changeit");
-        Path request = dir.resolve(alias + ".csr");
-        keytool("-certreq", "-alias", alias, "-keystore", keystore.toString(), "-storepass", "changeit",
-                "-file", request.toString());
-        Path certificate = dir.resolve(alias + ".crt");
-        keytool("-gencert", "-rfc", "-alias", "ca", "-keystore", dir.resolve("ca.p12").toString(),
-                "-storepass", "changeit", "-infile", request.toString(), "-outfile", certificate.toString(),
-                "-validity", "2", "-ext", "SAN=ip:127.0.0.1");
-        KeyStore store = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(keystore)) {
-            store.load(in, "changeit".toCharArray());
-        }
-        Path key = dir.resolve(alias + ".key");
-        Files.writeString(key, pem("PRIVATE KEY", store.getKey(alias, "changeit".toCharArray()).getEncoded()));
-        return new Path[] {certificate, key};
-    }
-
-    private static void keytool(String... args) throws Exception {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
-        command.addAll(List.of(args));
-        Process keytool = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(keytool.exitValue()).as(output).isZero();
-    }
-
-    private static Path[] selfSignedCertificate(Path dir) throws Exception {
-        Path keystore = dir.resolve("server.p12");
-        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair", "-alias", "redis", "-keyalg", "RSA", "-keysize", "2048", "-validity", "2",
-                "-dname", "CN=127.0.0.1", "-ext", "SAN=ip:127.0.0.1", "-storetype", "PKCS12",
-                "-keystore", keystore.toString(), "-storepass", "changeit", "-keypass", "changeit")
-                .redirectErrorStream(true).start();
-        String output = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(keytool.exitValue()).as(output).isZero();
-        KeyStore store = KeyStore.getInstance("PKCS12");
-        try (InputStream in = Files.newInputStream(keystore)) {
-            store.load(in, "changeit".toCharArray());
-        }
-        Key key = store.getKey("redis", "changeit".toCharArray());
-        Path cert = dir.resolve("server.crt");
-        Path keyFile = dir.resolve("server.key");
-        Files.writeString(cert, pem("CERTIFICATE", store.getCertificate("redis").getEncoded()));
-        Files.writeString(keyFile, pem("PRIVATE KEY", key.getEncoded()));
-        return new Path[] {cert, keyFile};
-    }
-
-    private static String pem(String type, byte[] der) {
-        return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
-                .encodeToString(der) + "\n-----END " + type + "-----\n";
     }
 }
