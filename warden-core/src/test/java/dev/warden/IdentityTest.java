@@ -97,6 +97,21 @@ class IdentityTest extends RedisTestSupport {
     }
 
     @Test
+    void aNewThreadsFirstAcquisitionRewritesTheWholeRecordWithOneSet() throws Exception {
+        LockClient client = client();
+        String name = uniqueName();
+        acquireOn(client, name, "warm-up").close();
+        assertThat(eventually(Duration.ofSeconds(5), () -> keys("test:client:*").size() == 1)).isTrue();
+        server.call("CONFIG", "RESETSTAT");
+        acquireOn(client, uniqueName(), "newcomer").close();
+        // The lock's plain SET NX, and one SET of the whole record: no script, no other write.
+        assertThat(eventually(Duration.ofSeconds(5), () -> commandCalls("set") == 2)).isTrue();
+        assertThat(commandCalls("hset") + commandCalls("pexpire")).isZero();
+        String record = (String) server.call("GET", keys("test:client:*").get(0));
+        assertThat(record).contains("=warm-up\n").contains("=newcomer\n").startsWith("name=warden\nhost=");
+    }
+
+    @Test
     void aRecordLostWithTheDataLeavesTheTagAndThreadAndIsWrittenAgainWithEveryThread() throws Exception {
         LockClient client = client(b -> b.clientName("svc"));
         String name = uniqueName();
@@ -135,8 +150,8 @@ class IdentityTest extends RedisTestSupport {
         assertThat(listed).hasSize(200);
         assertThat(listed).allSatisfy(info -> assertThat(info.holderIdentity().flatMap(Identity::threadName))
                 .contains(Thread.currentThread().getName()));
-        // Each inspect script reads its lock's registrations with HGETALL too: one more is the client's record.
-        assertThat(commandCalls("hgetall")).isEqualTo(commandCalls("evalsha") + 1);
+        // Each inspect script reads its lock's key with GET too: one more is the client's record.
+        assertThat(commandCalls("get")).isEqualTo(commandCalls("evalsha") + 1);
         leases.forEach(Lease::close);
     }
 

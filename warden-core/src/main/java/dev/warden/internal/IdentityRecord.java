@@ -2,8 +2,7 @@ package dev.warden.internal;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -14,16 +13,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A client's identity record in Redis, {@code <prefix>client:<tag>}: a hash of the client's name, host and process id,
- * and the names of the threads that acquired through it ({@code t:<thread id in base 36>}). Tokens carry the tag and
- * the thread's id ({@link Tokens.Origin}), so that {@code inspect} can name a holder or a waiter from the record
+ * A client's identity record in Redis, {@code <prefix>client:<tag>}: one string holding the client's name, host and
+ * process id, and the names of the threads that acquired through it ({@link IdentityCodec}). Tokens carry the tag
+ * and the thread's id ({@link Tokens.Origin}), so that {@code inspect} can name a holder or a waiter from the record
  * ({@link IdentityReader}) while a held lock costs only its token's origin in Redis.
  *
  * <p>Nothing is written until the client first acquires, so a client that only inspects leaves no key. Then the
- * record is written from the scheduler, never on the caller's path: at once, again every {@link #REFRESH_MILLIS} ms
- * (it lives {@link #LIFE_MILLIS} ms, so it goes soon after its client stops), and whenever a thread not recorded yet
- * (or renamed) acquires. A refresh that finds the record gone (Redis lost its data) writes every thread again. At
- * most {@value #MAX_THREADS} threads are recorded; unnamed threads (virtual threads usually) are not.
+ * whole record is written with one {@code SET ... PX} from the scheduler, never on the caller's path: at once, again
+ * every {@link #REFRESH_MILLIS} ms (it lives {@link #LIFE_MILLIS} ms, so it goes soon after its client stops), and
+ * whenever a thread not recorded yet (or renamed) acquires. Every write is whole and atomic with its expiry, so a
+ * record lost with Redis's data is whole again at the next write. At most {@value #MAX_THREADS} threads are
+ * recorded; unnamed threads (virtual threads usually) are not.
  *
  * <p>A write that fails is logged and tried again at the next refresh: the record is for people, and a lock works
  * without it.
@@ -40,22 +40,18 @@ final class IdentityRecord {
     private final String clientName;
     /** The threads recorded or to be recorded, by id: their names as last seen. */
     private final Map<Long, String> threads = new ConcurrentHashMap<>();
-    /** Guarded by this: the state of the record's writing. */
-    private State state = State.NEW;
     /** Set once the client first acquired: the record is being written. */
     private volatile boolean started;
-    /** Guarded by this: whether a write succeeded, so that a record found missing was lost. */
-    private boolean written;
-    /** Guarded by this: the threads whose names the next write carries, field then value. */
-    private List<String> pending = new ArrayList<>();
-    /** Guarded by this: whether the next write carries every thread (the record was found gone). */
-    private boolean writeAll;
+    /** Guarded by this: the state of the record's writing. */
+    private State state = State.NEW;
+    /** Guarded by this: whether something changed since the write in flight was taken. */
+    private boolean dirty;
     /** Guarded by this: the periodic refresh, once started. */
     private ScheduledFuture<?> refresh;
-    /** Written once, on the scheduler, by the first write: name, host, pid fields. */
-    private volatile List<String> base;
+    /** The host's name, read on the scheduler by the first write. */
+    private String host;
 
-    /** The writing's states: not started, idle between writes, a write scheduled or running, closed. */
+    /** The writing's states: not started, idle between writes, a write scheduled or in flight, closed. */
     private enum State { NEW, IDLE, WRITING, CLOSED }
 
     IdentityRecord(Scripts scripts, ScheduledExecutorService scheduler, String prefix, String tag, String clientName) {
@@ -72,42 +68,50 @@ final class IdentityRecord {
 
     /**
      * Notes that the calling thread asks for a lock: starts the record on the client's first acquisition and
-     * records a thread not seen before. Costs a map lookup when nothing is new.
+     * records a named thread not seen before (or renamed), while fewer than {@value #MAX_THREADS} are. Costs a map
+     * lookup when nothing is new.
      */
     void asking() {
         Thread thread = Thread.currentThread();
         String name = thread.getName();
-        long id = thread.getId();
-        if (name.isEmpty() ? started : name.equals(threads.get(id))) {
+        if (name.isEmpty()) {
+            if (!started) {
+                changed();
+            }
             return;
         }
-        if (!name.isEmpty() && (threads.size() < MAX_THREADS || threads.containsKey(id))) {
-            threads.put(id, name);
-            changed(List.of(field(id), name));
-        } else {
-            changed(List.of());
+        long id = thread.getId();
+        String known = threads.get(id);
+        if (name.equals(known) || known == null && threads.size() >= MAX_THREADS) {
+            if (!started) {
+                changed();
+            }
+            return;
         }
+        threads.put(id, name);
+        changed();
     }
 
-    private synchronized void changed(List<String> fields) {
+    private synchronized void changed() {
         if (state == State.CLOSED) {
             return;
         }
-        pending.addAll(fields);
         if (state == State.NEW) {
             started = true;
             refresh = scheduler.scheduleWithFixedDelay(this::refresh, REFRESH_MILLIS, REFRESH_MILLIS,
                     TimeUnit.MILLISECONDS);
         }
-        if (state != State.WRITING) {
-            state = State.WRITING;
-            try {
-                scheduler.execute(this::write);
-            } catch (RejectedExecutionException e) {
-                // The client is closing: its scheduler stopped first.
-                LOG.debug("Identity record {} not written: the client is closing", key, e);
-                state = State.CLOSED;
-            }
+        if (state == State.WRITING) {
+            dirty = true;
+            return;
+        }
+        state = State.WRITING;
+        try {
+            scheduler.execute(this::write);
+        } catch (RejectedExecutionException e) {
+            // The client is closing: its scheduler stopped first.
+            LOG.debug("Identity record {} not written: the client is closing", key, e);
+            state = State.CLOSED;
         }
     }
 
@@ -122,76 +126,57 @@ final class IdentityRecord {
     }
 
     /**
-     * Writes the base fields and what is pending; runs on the scheduler, once at a time (state WRITING). A failure
-     * to send is handled as a failed write: the scheduler's periodic task must not end by an exception.
+     * Writes the whole record; runs on the scheduler, once at a time (state WRITING). A failure to send is handled
+     * as a failed write: the scheduler's periodic task must not end by an exception.
      */
     private void write() {
         try {
-            send();
-        } catch (RuntimeException e) {
-            LOG.warn("Could not write this client's identity record {}", key, e);
-            synchronized (this) {
-                writeAll = true;
-                if (state == State.WRITING) {
-                    state = State.IDLE;
-                }
-            }
-        }
-    }
-
-    private void send() {
-        List<String> fields = new ArrayList<>(base());
-        synchronized (this) {
-            if (state == State.CLOSED) {
-                return;
-            }
-            if (writeAll) {
-                pending.clear();
-                threads.forEach((id, name) -> {
-                    pending.add(field(id));
-                    pending.add(name);
-                });
-                writeAll = false;
-            }
-            fields.addAll(pending);
-            pending = new ArrayList<>();
-        }
-        int sent = fields.size();
-        scripts.writeIdentity(key, LIFE_MILLIS, fields).whenComplete((existed, error) -> {
-            boolean again;
+            String value;
             synchronized (this) {
                 if (state == State.CLOSED) {
                     return;
                 }
-                if (error != null) {
-                    LOG.warn("Could not write this client's identity record {} (tried again in {} s): {}", key,
-                            REFRESH_MILLIS / 1000, Errors.unwrap(error).toString());
-                    List<String> retry = new ArrayList<>(fields.subList(base().size(), sent));
-                    retry.addAll(pending);
-                    pending = retry;
-                } else {
-                    writeAll |= !existed && written;
-                    written = true;
-                }
-                again = error == null && (writeAll || !pending.isEmpty());
-                state = again ? State.WRITING : State.IDLE;
+                dirty = false;
             }
-            if (again) {
-                try {
-                    scheduler.execute(this::write);
-                } catch (RejectedExecutionException e) {
-                    LOG.debug("Identity record {} not written again: the client is closing", key, e);
-                }
-            }
-        });
+            value = IdentityCodec.encode(fields());
+            scripts.writeIdentity(key, value, LIFE_MILLIS).whenComplete((ok, error) -> written(error));
+        } catch (RuntimeException e) {
+            written(e);
+        }
     }
 
-    private List<String> base() {
-        List<String> fields = base;
-        if (fields == null) {
-            fields = List.of("name", clientName, "host", host(), "pid", Long.toString(ProcessHandle.current().pid()));
-            base = fields;
+    private void written(Throwable error) {
+        boolean again;
+        synchronized (this) {
+            if (state == State.CLOSED) {
+                return;
+            }
+            if (error != null) {
+                LOG.warn("Could not write this client's identity record {} (tried again in {} s): {}", key,
+                        REFRESH_MILLIS / 1000, Errors.unwrap(error).toString());
+            }
+            again = error == null && dirty;
+            state = again ? State.WRITING : State.IDLE;
         }
+        if (again) {
+            try {
+                scheduler.execute(this::write);
+            } catch (RejectedExecutionException e) {
+                LOG.debug("Identity record {} not written again: the client is closing", key, e);
+            }
+        }
+    }
+
+    /** @return the record's fields: name, host, pid, then a {@code t:<id>} field per thread */
+    private Map<String, String> fields() {
+        if (host == null) {
+            host = host();
+        }
+        Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("name", clientName);
+        fields.put("host", host);
+        fields.put("pid", Long.toString(ProcessHandle.current().pid()));
+        threads.forEach((id, name) -> fields.put(field(id), name));
         return fields;
     }
 
@@ -212,6 +197,7 @@ final class IdentityRecord {
         }
     }
 
+    /** @return the record's field for a thread's name */
     static String field(long threadId) {
         return "t:" + Long.toString(threadId, 36);
     }

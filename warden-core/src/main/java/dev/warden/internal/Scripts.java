@@ -49,9 +49,8 @@ final class Scripts {
     private static final Script RAISE_FENCE = Script.load("raise-fence", LOCK);
     private static final Script FENCE = Script.load("fence", LOCK);
     private static final Script MULTI_ACQUIRE = Script.load("multi-acquire", LOCK, QUEUE);
-    private static final Script IDENTITY = Script.load("identity");
     private static final List<Script> ALL = List.of(ACQUIRE, ACQUIRE_QUEUED, RELEASE, RELEASE_QUEUED,
-            CONSUME_FAIR, HANDED, RENEW, INSPECT, FORCE_RELEASE, RAISE_FENCE, FENCE, MULTI_ACQUIRE, IDENTITY);
+            CONSUME_FAIR, HANDED, RENEW, INSPECT, FORCE_RELEASE, RAISE_FENCE, FENCE, MULTI_ACQUIRE);
 
     private final Link link;
     private final String publish;
@@ -319,27 +318,24 @@ final class Scripts {
     }
 
     /**
-     * Writes fields of a client's identity record ({@link IdentityRecord}) and makes it live {@code lifeMillis}
-     * more; answers whether the record existed before.
-     *
-     * @param fields field, value, field, value, ...; at least one pair
+     * Writes a client's whole identity record ({@link IdentityRecord}), living {@code lifeMillis}: one
+     * {@code SET ... PX}, atomic with its expiry.
      */
-    CompletableFuture<Boolean> writeIdentity(String key, long lifeMillis, List<String> fields) {
-        String[] args = new String[fields.size() + 1];
-        args[0] = Long.toString(lifeMillis);
-        for (int i = 0; i < fields.size(); i++) {
-            args[i + 1] = fields.get(i);
-        }
-        return this.<Long>run(IDENTITY, ScriptOutputType.INTEGER, new String[] {key}, args)
-                .thenApply(reply -> Replies.flag("identity", reply));
+    CompletableFuture<Void> writeIdentity(String key, String value, long lifeMillis) {
+        return link.commands().set(key, value, SetArgs.Builder.px(lifeMillis)).toCompletableFuture()
+                .<Void>thenApply(reply -> null).exceptionallyCompose(error -> {
+                    link.failed(error);
+                    return CompletableFuture.failedFuture(Errors.unwrap(error));
+                });
     }
 
-    /** Reads a client's identity record: empty where there is none. */
+    /** Reads a client's identity record: its fields, empty where there is none. */
     CompletableFuture<Map<String, String>> readIdentity(String key) {
-        return link.commands().hgetall(key).toCompletableFuture().exceptionallyCompose(error -> {
-            link.failed(error);
-            return CompletableFuture.failedFuture(Errors.unwrap(error));
-        });
+        return link.commands().get(key).toCompletableFuture().thenApply(IdentityCodec::decode)
+                .exceptionallyCompose(error -> {
+                    link.failed(error);
+                    return CompletableFuture.failedFuture(Errors.unwrap(error));
+                });
     }
 
     /**
