@@ -76,7 +76,7 @@ class IdentityTest extends RedisTestSupport {
     }
 
     @Test
-    void aClientThatOnlyInspectsWritesNothingAndOneThatAcquiresWritesOneShortLivedRecord() throws Exception {
+    void aClientThatOnlyInspectsWritesNothingAndOneThatAcquiresWritesOneRecordUntilItCloses() throws Exception {
         LockClient reader = client();
         String name = uniqueName();
         reader.lock(name).inspect();
@@ -94,6 +94,9 @@ class IdentityTest extends RedisTestSupport {
             writer.lock(uniqueName()).tryAcquire().orElseThrow().close();
         }
         assertThat(keys("test:client:*")).containsExactly(record);
+        // A closed client holds nothing, so its record goes with it.
+        writer.close();
+        assertThat(keys("test:client:*")).isEmpty();
     }
 
     @Test

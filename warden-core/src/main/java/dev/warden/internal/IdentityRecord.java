@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -48,6 +49,8 @@ final class IdentityRecord {
     private boolean dirty;
     /** Guarded by this: the periodic refresh, once started. */
     private ScheduledFuture<?> refresh;
+    /** Guarded by this: the last write sent, so that the delete at close goes after it. */
+    private CompletableFuture<Void> lastWrite = CompletableFuture.completedFuture(null);
     /** The host's name, read on the scheduler by the first write. */
     private String host;
 
@@ -139,7 +142,11 @@ final class IdentityRecord {
                 dirty = false;
             }
             value = IdentityCodec.encode(fields());
-            scripts.writeIdentity(key, value, LIFE_MILLIS).whenComplete((ok, error) -> written(error));
+            CompletableFuture<Void> write = scripts.writeIdentity(key, value, LIFE_MILLIS);
+            synchronized (this) {
+                lastWrite = write;
+            }
+            write.whenComplete((ok, error) -> written(error));
         } catch (RuntimeException e) {
             written(e);
         }
@@ -202,11 +209,28 @@ final class IdentityRecord {
         return "t:" + Long.toString(threadId, 36);
     }
 
-    /** Stops writing; the record goes when its life ends. Idempotent. */
+    /** Stops writing; the record stays until {@link #delete()} or the end of its life. Idempotent. */
     synchronized void close() {
         state = State.CLOSED;
         if (refresh != null) {
             refresh.cancel(false);
         }
+    }
+
+    /**
+     * Deletes the record once the last write was answered, if one was ever sent: a closed client holds nothing,
+     * so it names no one. Call after {@link #close()}.
+     *
+     * @return completes when the record is gone, or exceptionally if the delete failed
+     */
+    CompletableFuture<Void> delete() {
+        CompletableFuture<Void> last;
+        synchronized (this) {
+            if (!started) {
+                return CompletableFuture.completedFuture(null);
+            }
+            last = lastWrite;
+        }
+        return last.handle((ok, error) -> null).thenCompose(ignored -> scripts.deleteIdentity(key));
     }
 }

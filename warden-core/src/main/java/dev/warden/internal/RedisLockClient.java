@@ -179,9 +179,28 @@ final class RedisLockClient extends LockClientBase {
         }, () -> {
             watchdog.close();
             shareWatchdog.close();
+            deleteIdentity();
             server.close();
             shared.close();
         });
+    }
+
+    /**
+     * Deletes the client's identity record, waiting at most the command timeout or 1 s, whichever is shorter, so
+     * that closing a client cut off from Redis is not held up by it: a record that could not be deleted is named in
+     * a warning and expires on its own.
+     */
+    private void deleteIdentity() {
+        try {
+            identity.delete().get(Math.min(config.commandTimeout().toNanos(), TimeUnit.SECONDS.toNanos(1)),
+                    TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            LOG.warn("interrupted while deleting this client's identity record; it expires on its own");
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warn("could not delete this client's identity record; it expires on its own within {} s: {}",
+                    IdentityRecord.LIFE_MILLIS / 1000, e.getCause() != null ? e.getCause() : e);
+        }
     }
 
     /** The requests in flight, which {@link #close()} waits for; every request's callback is attached there. */

@@ -329,6 +329,15 @@ final class Scripts {
                 });
     }
 
+    /** Deletes a client's identity record. */
+    CompletableFuture<Void> deleteIdentity(String key) {
+        return link.commands().del(key).toCompletableFuture().<Void>thenApply(reply -> null)
+                .exceptionallyCompose(error -> {
+                    link.failed(error);
+                    return CompletableFuture.failedFuture(Errors.unwrap(error));
+                });
+    }
+
     /** Reads a client's identity record: its fields, empty where there is none. */
     CompletableFuture<Map<String, String>> readIdentity(String key) {
         return link.commands().get(key).toCompletableFuture().thenApply(IdentityCodec::decode)
