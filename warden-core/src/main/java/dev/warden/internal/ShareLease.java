@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -7,12 +8,28 @@ import dev.warden.Ticker;
 
 /**
  * A lease on permits of a shared lock ({@link ShareLock}): a semaphore's permits, a read lock or a write lock. Its
- * fencing token is issued with the grant, so asking for it costs no request.
+ * fencing token is issued with the grant, so asking for it costs no request; a lease that took its share over from
+ * another of its client (a local handover, {@link #handOverLocally}) gets it from the script that settles the
+ * handover, which is in flight already.
+ *
+ * <p>A release hands the share over locally when the waiter that is the queue's next in line in Redis is of this
+ * client and fits ({@link ShareWaiters#reserveNext}), and enough of the lease is left ({@link #halfLeft}): that
+ * waiter's new lease keeps this lease's deadline and renewals under its own token, at once, and
+ * {@code share-handed.lua} then moves the share to its token in Redis, with the same end, and issues its fence.
  */
 final class ShareLease extends LeaseBase {
     private final ShareLock share;
     private final String token;
-    private final long fence;
+    /**
+     * The fence once known: at the grant, or when the script that settles the handover to this lease answered;
+     * 0 until then.
+     */
+    private volatile long fence;
+    /**
+     * For a lease taken over locally: completes with its fence when the handover is settled, or fails (it was lost
+     * then, or the settling failed); null for a lease that Redis granted, whose fence is known at once.
+     */
+    private final CompletableFuture<Long> fenceSettled;
     private final long permits;
     /** The thread that acquired it: a read-write lock's downgrade and upgrade check are per thread. */
     private final Thread owner;
@@ -31,6 +48,31 @@ final class ShareLease extends LeaseBase {
         this.fence = fence;
         this.permits = permits;
         this.owner = owner;
+        this.fenceSettled = null;
+    }
+
+    /**
+     * The lease of a waiter of this client that takes a share over from {@code from} at {@code now}: its own token,
+     * permits and thread; the same lease and deadline. Its fence comes with the script that settles the handover.
+     */
+    private ShareLease(ShareLease from, String token, long permits, Thread owner, long now) {
+        super(from, now);
+        this.acks = 0;
+        this.share = from.share;
+        this.token = token;
+        this.permits = permits;
+        this.owner = owner;
+        this.fenceSettled = new CompletableFuture<>();
+    }
+
+    /**
+     * The lease that takes this lease's share over locally ({@link ShareAcquisition#takeOver}), registered with the
+     * watchdog in this lease's place.
+     */
+    ShareLease successor(String token, long permits, Thread owner, long now) {
+        ShareLease next = new ShareLease(this, token, permits, owner, now);
+        share.client().shareWatchdog().handOver(this, next);
+        return next;
     }
 
     ShareKeys shareKeys() {
@@ -67,12 +109,15 @@ final class ShareLease extends LeaseBase {
 
     @Override
     public long fencingToken() {
-        return fence;
+        long known = fence;
+        return known != 0 || fenceSettled == null ? known : await(fenceSettled, "fencing token");
     }
 
     @Override
     public CompletableFuture<Long> fencingTokenAsync() {
-        return CompletableFuture.completedFuture(fence);
+        long known = fence;
+        return known != 0 || fenceSettled == null ? CompletableFuture.completedFuture(known)
+                : publish(() -> fenceSettled, "fencing token");
     }
 
     @Override
@@ -92,8 +137,84 @@ final class ShareLease extends LeaseBase {
                 return CompletableFuture.completedFuture(false);
             }
             forget();
-            return finishRelease(() -> share.release(token), "it was found ended or forced out on release");
+            CompletableFuture<Boolean> handed = handOverLocally();
+            return handed != null ? handed
+                    : finishRelease(() -> share.release(token), "it was found ended or forced out on release");
         });
+    }
+
+    /**
+     * Hands this lease's share over to the waiter of this client that is the queue's next in line, if there is one
+     * that fits, without waiting for Redis; only for renewed leases without replica acknowledgements (a handover
+     * carries none), and only while at least half of a grant's lease is left, so that Redis surely still holds the
+     * share unless it lost it. The release then ends by the script that moves the share ({@link #settle}).
+     *
+     * @return null if nobody took the share over (release through Redis), else this release's result
+     */
+    private CompletableFuture<Boolean> handOverLocally() {
+        RedisLockClient client = share.client();
+        long now = client.ticker().read();
+        if (!renewing || share.replicas().required() || !halfLeft(now)) {
+            return null;
+        }
+        ShareAcquisition waiter = client.shareWaiters().reserveNext(share.keys(), permits, leaseMillis);
+        if (waiter == null) {
+            return null;
+        }
+        CompletableFuture<OptionalLong> moved = new CompletableFuture<>();
+        ShareLease successor = waiter.takeOver(this, now, () -> client.inFlight().send(InFlight.Kind.CLEANUP,
+                () -> client.shareScripts().handed(share.keys(), share.kind(), token, waiter.token(),
+                        waiter.permits()), (reply, error) -> {
+                            if (error != null) {
+                                moved.completeExceptionally(error);
+                            } else {
+                                moved.complete(reply);
+                            }
+                        }, moved::completeExceptionally));
+        if (successor == null) {
+            // A grant reached it first: it holds its own share, and this one goes back through Redis.
+            waiter.unreserve();
+            return null;
+        }
+        return settle(successor, moved);
+    }
+
+    /**
+     * Ends this release after a local handover by what the script that moved the share found: released, with the
+     * successor's fence issued; or, if this lease's share was gone (Redis lost it, or it was forced out), both
+     * leases lost, since a handover must not hide a lost share. If the script failed, nobody knows whether the share
+     * moved, so the successor is lost too: Redis keeps the share until this lease's end at the latest, so no permit
+     * is lent twice meanwhile.
+     */
+    private CompletableFuture<Boolean> settle(ShareLease successor, CompletableFuture<OptionalLong> moved) {
+        return moved.handle((fenceMoved, error) -> {
+            if (error != null) {
+                released();
+                successor.settled(OptionalLong.empty(), "the request that settled its handover failed: "
+                        + Errors.unwrap(error));
+                throw Errors.completion(error);
+            }
+            if (fenceMoved.isEmpty()) {
+                String reason = "it was found ended or forced out when handed over";
+                lose(reason);
+                successor.settled(fenceMoved, reason);
+                return false;
+            }
+            successor.settled(fenceMoved, null);
+            releasedHeld();
+            return true;
+        });
+    }
+
+    /** The handover to this lease was settled: its fence, or it is lost for {@code lostBecause}. */
+    private void settled(OptionalLong moved, String lostBecause) {
+        if (moved.isPresent()) {
+            fence = moved.getAsLong();
+            fenceSettled.complete(fence);
+            return;
+        }
+        loseUnlessReleasing(lostBecause);
+        fenceSettled.completeExceptionally(ended("fencing token"));
     }
 
     @Override

@@ -17,11 +17,12 @@ final class ShareScripts {
 
     private static final Script ACQUIRE = Script.load("share-acquire", Scripts.LOCK, Scripts.QUEUE, SHARE);
     private static final Script RELEASE = Script.load("share-release", Scripts.LOCK, Scripts.QUEUE, SHARE);
+    private static final Script HANDED = Script.load("share-handed", Scripts.LOCK, Scripts.QUEUE, SHARE);
     private static final Script RENEW = Script.load("share-renew", Scripts.LOCK);
     private static final Script INSPECT = Script.load("share-inspect", Scripts.LOCK, Scripts.QUEUE, SHARE);
     private static final Script FORCE_RELEASE = Script.load("share-force-release", Scripts.LOCK, Scripts.QUEUE,
             SHARE);
-    private static final List<Script> ALL = List.of(ACQUIRE, RELEASE, RENEW, INSPECT, FORCE_RELEASE);
+    private static final List<Script> ALL = List.of(ACQUIRE, RELEASE, HANDED, RENEW, INSPECT, FORCE_RELEASE);
 
     /** Which holders a forced release removes. */
     enum Holders {
@@ -51,12 +52,12 @@ final class ShareScripts {
 
     /**
      * One try: acquired (also when a release lent to this token already), or not (with how long until the first
-     * holder's lease ends, where known).
+     * holder's lease ends, where known, and where the try joined the queue its place).
      *
      * @param companion a token of this client's that holds the whole capacity (a writer taking the read lock), or
      *                  the empty string
      */
-    CompletableFuture<Replies.Acquire> acquire(ShareKeys keys, ShareKeys.Kind kind, long capacity, String token,
+    CompletableFuture<Replies.ShareTry> acquire(ShareKeys keys, ShareKeys.Kind kind, long capacity, String token,
                                                long permits, long leaseMillis, Scripts.Try tryKind, int arm,
                                                long grantMillis, String clientId, String companion) {
         return scripts.<List<Object>>run(ACQUIRE, ScriptOutputType.MULTI, keys.all(), token,
@@ -69,6 +70,19 @@ final class ShareScripts {
     CompletableFuture<Boolean> release(ShareKeys keys, ShareKeys.Kind kind, String token) {
         return scripts.<Long>run(RELEASE, ScriptOutputType.INTEGER, keys.all(), token, kind.arg, RETENTION,
                 keys.channel(), scripts.publish()).thenApply(reply -> Replies.flag("share-release", reply));
+    }
+
+    /**
+     * After a local handover: moves the holder's share to the waiter's token ({@code share-handed.lua}), sent with
+     * {@code EVAL} so that it reaches Redis before any request of the new holder ({@link Scripts#runInOrder}).
+     *
+     * @return the new holder's fence, or empty if the holder's token held nothing any more
+     */
+    CompletableFuture<OptionalLong> handed(ShareKeys keys, ShareKeys.Kind kind, String holder, String waiter,
+                                           long permits) {
+        return scripts.<Long>runInOrder(HANDED, ScriptOutputType.INTEGER, keys.all(), holder, waiter,
+                Long.toString(permits), kind.arg, RETENTION, keys.channel(), scripts.publish())
+                .thenApply(Replies::shareHanded);
     }
 
     /** Answers, per lease, whether it was renewed for its lease ms. */
