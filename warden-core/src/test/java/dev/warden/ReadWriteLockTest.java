@@ -297,10 +297,10 @@ class ReadWriteLockTest extends RedisTestSupport {
     }
 
     @Test
-    void aWritersReleaseHandsTheLockToTheFirstReaderOfItsClientAndGrantsTheOthers() throws Exception {
+    void aWritersReleaseHandsTheLockToTheReadersOfItsClientQueuedBehindItUpToTheNextWriter() throws Exception {
         String name = uniqueName();
         DistributedReadWriteLock lock = recorded(client()).readWriteLock(name);
-        ExecutorService pool = Executors.newFixedThreadPool(3);
+        ExecutorService pool = Executors.newFixedThreadPool(5);
         try {
             Lease writer = lock.writeLock().acquire();
             List<CompletableFuture<Lease>> readers = new ArrayList<>();
@@ -308,27 +308,38 @@ class ReadWriteLockTest extends RedisTestSupport {
                 readers.add(onItsOwnThread(pool, lock.readLock()));
                 awaitQueued(name, i + 1);
             }
-            awaitQueuedAndListening(name, 3);
+            CompletableFuture<Lease> nextWriter = onItsOwnThread(pool, lock.writeLock());
+            awaitQueued(name, 4);
+            CompletableFuture<Lease> lateReader = onItsOwnThread(pool, lock.readLock());
+            awaitQueuedAndListening(name, 5);
             server.call("CONFIG", "RESETSTAT");
             assertThat(writer.release()).isTrue();
             List<Lease> leases = new ArrayList<>();
             for (CompletableFuture<Lease> reader : readers) {
                 leases.add(reader.get(BOUND_SECONDS, TimeUnit.SECONDS));
             }
-            // The first reader took the writer's share over (one EVAL, nothing published), and the script that
-            // settled it lent the permits left to the two readers behind it, published to them.
-            assertThat(commandCounts("evalsha", "eval", "publish")).containsEntry("eval", 1L)
-                    .containsEntry("publish", 2L);
+            // The three readers queued behind the writer took its share over together: one EVAL moved it, no release
+            // script granted it, and nothing was published.
+            assertThat(commandCounts("evalsha", "eval", "publish")).containsEntry("evalsha", 0L)
+                    .containsEntry("eval", 1L).containsEntry("publish", 0L);
             assertThat(leases).allMatch(Lease::isHeld);
             // A reader's token is the last writer's: the handover issued none of its own.
             assertThat(leases).allMatch(lease -> lease.fencingToken() == writer.fencingToken());
-            assertThat(lock.writeLock().tryAcquire()).isEmpty();
+            // The writer queued behind them waits, and so does the reader behind that writer.
+            Thread.sleep(200);
+            assertThat(nextWriter).isNotDone();
+            assertThat(lateReader).isNotDone();
+            assertThat(server.call("ZCARD", queueKey(name))).isEqualTo(2L);
             for (Lease lease : leases) {
                 assertThat(lease.release()).isTrue();
             }
-            Lease next = lock.writeLock().tryAcquire().orElseThrow();
+            Lease next = nextWriter.get(BOUND_SECONDS, TimeUnit.SECONDS);
             assertThat(next.fencingToken()).isGreaterThan(writer.fencingToken());
+            assertThat(lateReader).isNotDone();
             assertThat(next.release()).isTrue();
+            Lease last = lateReader.get(BOUND_SECONDS, TimeUnit.SECONDS);
+            assertThat(last.fencingToken()).isEqualTo(next.fencingToken());
+            assertThat(last.release()).isTrue();
         } finally {
             pool.shutdownNow();
         }

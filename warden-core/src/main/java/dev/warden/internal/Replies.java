@@ -211,13 +211,61 @@ final class Replies {
         return (ShareTry) acquired(script, reply);
     }
 
-    /** {@code share-handed.lua}: the new holder's fence, or empty if the old holder's token held nothing. */
-    static OptionalLong shareHanded(Long reply) {
-        long value = integer("share-handed", reply);
-        if (value < -1) {
-            throw unexpected("share-handed", reply);
+    /**
+     * {@code share-release.lua}: 1 released, 0 the token held nothing; or {1, grant...}: released, and these
+     * waiters of the releasing client were granted shares ({@code "<token>:<fence>:<arm>"}, as a grant message).
+     *
+     * @return whether the token held a share, and the grants to the releasing client's waiters
+     */
+    static ShareReleased shareRelease(List<Object> reply) {
+        String script = "share-release";
+        if (reply != null && reply.size() > 1 && Long.valueOf(1L).equals(reply.get(0))) {
+            List<Grant> grants = new ArrayList<>(reply.size() - 1);
+            for (Object item : reply.subList(1, reply.size())) {
+                Grant grant = item instanceof String message ? grant(message) : null;
+                if (grant == null) {
+                    throw unexpected(script, reply);
+                }
+                grants.add(grant);
+            }
+            return new ShareReleased(true, grants);
         }
-        return value == -1 ? OptionalLong.empty() : OptionalLong.of(value);
+        long value = integer(script, single(script, reply));
+        if (value != 0 && value != 1) {
+            throw unexpected(script, reply);
+        }
+        return new ShareReleased(value == 1, List.of());
+    }
+
+    /**
+     * What a shared lock's release answered.
+     *
+     * @param held   whether the token held a share
+     * @param grants the shares it lent on to waiters of the releasing client, which learn of them from this reply
+     */
+    record ShareReleased(boolean held, List<Grant> grants) {
+    }
+
+    /**
+     * {@code share-handed.lua}: the fences of the {@code waiters} that took the share over, in their order; or
+     * empty if the old holder's token held nothing ({@code -1}, a list of one here).
+     */
+    static Optional<long[]> shareHanded(List<Object> reply, int waiters) {
+        String script = "share-handed";
+        if (reply != null && reply.size() == waiters && !(waiters == 1 && Long.valueOf(-1L).equals(reply.get(0)))) {
+            long[] fences = new long[waiters];
+            for (int i = 0; i < waiters; i++) {
+                fences[i] = integer(script, reply.get(i));
+                if (fences[i] < 0) {
+                    throw unexpected(script, reply);
+                }
+            }
+            return Optional.of(fences);
+        }
+        if (integer(script, single(script, reply)) != -1) {
+            throw unexpected(script, reply);
+        }
+        return Optional.empty();
     }
 
     private static Acquire acquired(String script, List<Object> reply) {

@@ -424,15 +424,14 @@ final class ShareAcquisition implements Notifier.Waiter {
     }
 
     /**
-     * A holder of this client hands its share over to this reserved waiter, at ticker time {@code now}: the new
-     * lease keeps the holder's deadline and renewals, under this waiter's token. {@code before} runs once the
-     * waiter is committed and before the lease is handed out: it sends the script that moves the share in Redis,
-     * which so reaches Redis ahead of any request of the new holder.
+     * A holder of this client hands its share (or part of it) over to this reserved waiter, at ticker time
+     * {@code now}: commits the waiter to the new lease, which keeps the holder's deadline and renewals under this
+     * waiter's token. The holder then sends the script that moves the share in Redis, and only then hands the lease
+     * out ({@link #deliver}), so that the script reaches Redis ahead of any request of the new holder.
      *
-     * @return the new lease, or null if this waiter cannot take it (a grant came first; the holder then releases
-     *         through Redis)
+     * @return the new lease, or null if this waiter cannot take it (a grant came first, or it gave up)
      */
-    ShareLease takeOver(ShareLease from, long now, Runnable before) {
+    ShareLease takeOver(ShareLease from, long now) {
         synchronized (this) {
             if (result.isDone() || phase != Phase.RESERVED) {
                 return null;
@@ -443,11 +442,14 @@ final class ShareAcquisition implements Notifier.Waiter {
         if (share.kind() == ShareKeys.Kind.READ_WRITE) {
             client.threadShares().add(lease);
         }
-        before.run();
+        return lease;
+    }
+
+    /** Hands out the lease that {@link #takeOver} made; one nobody takes any more (cancelled) is given back. */
+    void deliver(ShareLease lease) {
         if (!result.complete(Optional.of(lease))) {
             lease.abandon();
         }
-        return lease;
     }
 
     @Override

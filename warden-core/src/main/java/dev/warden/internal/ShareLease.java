@@ -1,6 +1,9 @@
 package dev.warden.internal;
 
-import java.util.OptionalLong;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -144,10 +147,11 @@ final class ShareLease extends LeaseBase {
     }
 
     /**
-     * Hands this lease's share over to the waiter of this client that is the queue's next in line, if there is one
-     * that fits, without waiting for Redis; only for renewed leases without replica acknowledgements (a handover
-     * carries none), and only while at least half of a grant's lease is left, so that Redis surely still holds the
-     * share unless it lost it. The release then ends by the script that moves the share ({@link #settle}).
+     * Hands this lease's share over to the waiters of this client that are the queue's next in line, as many as fit
+     * in it (one permit to one, or a writer's to the readers behind it), without waiting for Redis; only for renewed
+     * leases without replica acknowledgements (a handover carries none), and only while at least half of a grant's
+     * lease is left, so that Redis surely still holds the share unless it lost it. The release then ends by the
+     * script that moves the share ({@link #settle}), sent before any new lease is handed out.
      *
      * @return null if nobody took the share over (release through Redis), else this release's result
      */
@@ -157,60 +161,78 @@ final class ShareLease extends LeaseBase {
         if (!renewing || share.replicas().required() || !halfLeft(now)) {
             return null;
         }
-        ShareAcquisition waiter = client.shareWaiters().reserveNext(share.keys(), permits, leaseMillis);
-        if (waiter == null) {
+        List<ShareAcquisition> reserved = client.shareWaiters().reserveNext(share.keys(), permits, leaseMillis);
+        if (reserved.isEmpty()) {
             return null;
         }
-        CompletableFuture<OptionalLong> moved = new CompletableFuture<>();
-        ShareLease successor = waiter.takeOver(this, now, () -> client.inFlight().send(InFlight.Kind.CLEANUP,
-                () -> client.shareScripts().handed(share.keys(), share.kind(), token, waiter.token(),
-                        waiter.permits()), (reply, error) -> {
-                            if (error != null) {
-                                moved.completeExceptionally(error);
-                            } else {
-                                moved.complete(reply);
-                            }
-                        }, moved::completeExceptionally));
-        if (successor == null) {
-            // A grant reached it first: it holds its own share, and this one goes back through Redis.
-            waiter.unreserve();
+        List<ShareAcquisition> takers = new ArrayList<>(reserved.size());
+        List<ShareLease> successors = new ArrayList<>(reserved.size());
+        for (ShareAcquisition waiter : reserved) {
+            ShareLease successor = waiter.takeOver(this, now);
+            if (successor != null) {
+                takers.add(waiter);
+                successors.add(successor);
+            } else {
+                // A grant reached it first, or it gave up: it holds its own share, or none.
+                waiter.unreserve();
+            }
+        }
+        if (successors.isEmpty()) {
             return null;
         }
-        return settle(successor, moved);
+        List<Map.Entry<String, Long>> moving = new ArrayList<>(takers.size());
+        for (ShareAcquisition taker : takers) {
+            moving.add(Map.entry(taker.token(), taker.permits()));
+        }
+        CompletableFuture<Optional<long[]>> moved = new CompletableFuture<>();
+        client.inFlight().send(InFlight.Kind.CLEANUP,
+                () -> client.shareScripts().handed(share.keys(), share.kind(), token, moving), (reply, error) -> {
+                    if (error != null) {
+                        moved.completeExceptionally(error);
+                    } else {
+                        moved.complete(reply);
+                    }
+                }, moved::completeExceptionally);
+        for (int i = 0; i < takers.size(); i++) {
+            takers.get(i).deliver(successors.get(i));
+        }
+        return settle(successors, moved);
     }
 
     /**
-     * Ends this release after a local handover by what the script that moved the share found: released, with the
-     * successor's fence issued; or, if this lease's share was gone (Redis lost it, or it was forced out), both
-     * leases lost, since a handover must not hide a lost share. If the script failed, nobody knows whether the share
-     * moved, so the successor is lost too: Redis keeps the share until this lease's end at the latest, so no permit
-     * is lent twice meanwhile.
+     * Ends this release after a local handover by what the script that moved the share found: released, with each
+     * successor's fence issued; or, if this lease's share was gone (Redis lost it, or it was forced out), every lease
+     * lost, since a handover must not hide a lost share. If the script failed, nobody knows whether the share moved,
+     * so the successors are lost too: Redis keeps the share until this lease's end at the latest, so no permit is
+     * lent twice meanwhile.
      */
-    private CompletableFuture<Boolean> settle(ShareLease successor, CompletableFuture<OptionalLong> moved) {
-        return moved.handle((fenceMoved, error) -> {
+    private CompletableFuture<Boolean> settle(List<ShareLease> successors, CompletableFuture<Optional<long[]>> moved) {
+        return moved.handle((fences, error) -> {
             if (error != null) {
                 released();
-                successor.settled(OptionalLong.empty(), "the request that settled its handover failed: "
-                        + Errors.unwrap(error));
+                String reason = "the request that settled its handover failed: " + Errors.unwrap(error);
+                successors.forEach(successor -> successor.settled(0, reason));
                 throw Errors.completion(error);
             }
-            if (fenceMoved.isEmpty()) {
+            if (fences.isEmpty()) {
                 String reason = "it was found ended or forced out when handed over";
                 lose(reason);
-                successor.settled(fenceMoved, reason);
+                successors.forEach(successor -> successor.settled(0, reason));
                 return false;
             }
-            successor.settled(fenceMoved, null);
+            for (int i = 0; i < successors.size(); i++) {
+                successors.get(i).settled(fences.get()[i], null);
+            }
             releasedHeld();
             return true;
         });
     }
 
-    /** The handover to this lease was settled: its fence, or it is lost for {@code lostBecause}. */
-    private void settled(OptionalLong moved, String lostBecause) {
-        if (moved.isPresent()) {
-            fence = moved.getAsLong();
-            fenceSettled.complete(fence);
+    /** The handover to this lease was settled: its fence, or, with {@code lostBecause}, it is lost. */
+    private void settled(long issued, String lostBecause) {
+        if (lostBecause == null) {
+            fence = issued;
+            fenceSettled.complete(issued);
             return;
         }
         loseUnlessReleasing(lostBecause);

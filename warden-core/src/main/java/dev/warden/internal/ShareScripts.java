@@ -3,6 +3,8 @@ package dev.warden.internal;
 import io.lettuce.core.ScriptOutputType;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
@@ -66,23 +68,38 @@ final class ShareScripts {
                 keys.channel(), scripts.publish()).thenApply(Replies::shareAcquire);
     }
 
-    /** Releases the token's share, lending it on; answers whether the token held one. */
-    CompletableFuture<Boolean> release(ShareKeys keys, ShareKeys.Kind kind, String token) {
-        return scripts.<Long>run(RELEASE, ScriptOutputType.INTEGER, keys.all(), token, kind.arg, RETENTION,
-                keys.channel(), scripts.publish()).thenApply(reply -> Replies.flag("share-release", reply));
+    /**
+     * Releases the token's share, lending it on; answers whether the token held one, and the grants it made to
+     * waiters of the client {@code clientId}, which it names in its reply rather than publishing them.
+     */
+    CompletableFuture<Replies.ShareReleased> release(ShareKeys keys, ShareKeys.Kind kind, String token,
+                                                     String clientId) {
+        return scripts.<List<Object>>run(RELEASE, ScriptOutputType.MULTI, keys.all(), token, kind.arg, RETENTION,
+                keys.channel(), scripts.publish(), clientId).thenApply(Replies::shareRelease);
     }
 
     /**
-     * After a local handover: moves the holder's share to the waiter's token ({@code share-handed.lua}), sent with
-     * {@code EVAL} so that it reaches Redis before any request of the new holder ({@link Scripts#runInOrder}).
+     * After a local handover: moves the holder's share to the tokens of the waiters that took it over
+     * ({@code share-handed.lua}), sent with {@code EVAL} so that it reaches Redis before any request of a new holder
+     * ({@link Scripts#runInOrder}).
      *
-     * @return the new holder's fence, or empty if the holder's token held nothing any more
+     * @param waiters each waiter's token and permits
+     * @return the waiters' fences, in their order, or empty if the holder's token held nothing any more
      */
-    CompletableFuture<OptionalLong> handed(ShareKeys keys, ShareKeys.Kind kind, String holder, String waiter,
-                                           long permits) {
-        return scripts.<Long>runInOrder(HANDED, ScriptOutputType.INTEGER, keys.all(), holder, waiter,
-                Long.toString(permits), kind.arg, RETENTION, keys.channel(), scripts.publish())
-                .thenApply(Replies::shareHanded);
+    CompletableFuture<Optional<long[]>> handed(ShareKeys keys, ShareKeys.Kind kind, String holder,
+                                               List<Map.Entry<String, Long>> waiters) {
+        String[] args = new String[5 + 2 * waiters.size()];
+        args[0] = holder;
+        args[1] = kind.arg;
+        args[2] = RETENTION;
+        args[3] = keys.channel();
+        args[4] = scripts.publish();
+        for (int i = 0; i < waiters.size(); i++) {
+            args[5 + 2 * i] = waiters.get(i).getKey();
+            args[6 + 2 * i] = Long.toString(waiters.get(i).getValue());
+        }
+        return scripts.<List<Object>>runInOrder(HANDED, ScriptOutputType.MULTI, keys.all(), args)
+                .thenApply(reply -> Replies.shareHanded(reply, waiters.size()));
     }
 
     /** Answers, per lease, whether it was renewed for its lease ms. */

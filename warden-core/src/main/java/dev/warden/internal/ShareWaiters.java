@@ -1,6 +1,7 @@
 package dev.warden.internal;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -8,7 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The waiting acquisitions of one client's shared locks, by the state key of their lock, so that a release can find
- * the waiter that is the queue's next in line and hand its share over locally ({@link ShareLease}).
+ * the waiters that are the queue's next in line and hand its share over to them locally ({@link ShareLease}).
  *
  * <p>A waiter is the queue's next in line when, as far as this client can tell, nobody is queued ahead of it in
  * Redis. Entries ahead of a waiter only ever leave the queue (it grows at its tail), so what its joining try found
@@ -34,38 +35,47 @@ final class ShareWaiters {
     }
 
     /**
-     * Reserves the waiter of this lock that is the queue's next in line, if it may take over a share of
-     * {@code permits} with a renewed lease of {@code leaseMillis}: it asks for no more permits than that and for
-     * the same lease. Nobody is passed: if the next in line may not take it over, or this client cannot tell who is
-     * next, nobody is reserved.
+     * Reserves the waiters of this lock that are the queue's next in line, in their order, as long as they may
+     * take over a share of {@code permits} together, each with a renewed lease of {@code leaseMillis}
+     * ({@link ShareAcquisition.Place#fits}): such as the readers queued behind a writer that releases. Nobody is
+     * passed: it stops at the first waiter that may not take part, and reserves nobody if this client cannot tell
+     * who is next.
      *
-     * @return the reserved waiter, or null
+     * @return the reserved waiters, first first; empty if none
      */
-    ShareAcquisition reserveNext(ShareKeys keys, long permits, long leaseMillis) {
+    List<ShareAcquisition> reserveNext(ShareKeys keys, long permits, long leaseMillis) {
         Set<ShareAcquisition> waiters = byLock.get(keys.state());
         if (waiters == null) {
-            return null;
+            return List.of();
         }
-        List<ShareAcquisition.Place> places = new ArrayList<>(waiters.size());
-        ShareAcquisition.Place next = null;
+        List<ShareAcquisition.Place> placed = new ArrayList<>(waiters.size());
+        long unplacedSince = Long.MAX_VALUE;
+        boolean unplaced = false;
         for (ShareAcquisition waiter : waiters) {
             ShareAcquisition.Place place = waiter.place();
-            if (place.waiting()) {
-                places.add(place);
-                if (place.score() != 0 && (next == null || place.score() < next.score())) {
-                    next = place;
-                }
+            if (!place.waiting()) {
+                continue;
+            }
+            if (place.score() != 0) {
+                placed.add(place);
+            } else if (place.sent()) {
+                // Its joining try may reach Redis ahead of any waiter whose place was known only after it was sent.
+                unplacedSince = unplaced ? Math.min(unplacedSince, place.sentAt()) : place.sentAt();
+                unplaced = true;
             }
         }
-        if (next == null || !next.clear() || !next.fits(permits, leaseMillis)) {
-            return null;
-        }
-        for (ShareAcquisition.Place place : places) {
-            if (place != next && place.score() == 0 && place.sent() && place.sentAt() - next.placedAt() <= 0) {
-                // Its joining try may have reached Redis first.
-                return null;
+        placed.sort(Comparator.comparingLong(ShareAcquisition.Place::score));
+        List<ShareAcquisition> reserved = new ArrayList<>();
+        long left = permits;
+        for (ShareAcquisition.Place place : placed) {
+            if (!place.clear() || !place.fits(left, leaseMillis)
+                    || (unplaced && unplacedSince - place.placedAt() <= 0)
+                    || !place.waiter().reserve(place.score())) {
+                break;
             }
+            reserved.add(place.waiter());
+            left -= place.waiter().permits();
         }
-        return next.waiter().reserve(next.score()) ? next.waiter() : null;
+        return reserved;
     }
 }

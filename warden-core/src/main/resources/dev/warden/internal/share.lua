@@ -110,12 +110,14 @@ local function dequeue(queue, registrations, token)
 end
 
 -- Lends to the queue's oldest live waiters, in order, while their permits fit in `used` of `cap`, after the fence
--- `last` (nil: the state's, read when first needed); each is told on its client's channel ("<channel>:<client id>")
--- as "<token>:<fence>:<arm>". A waiter that does not fit stops the grants, so that a large request is not passed by
--- smaller ones, nor a writer by readers. Returns the permits lent after (which the caller writes as "used").
+-- `last` (nil: the state's, read when first needed); each is told "<token>:<fence>:<arm>" on its client's channel
+-- ("<channel>:<client id>"), but a waiter of the client `mine` (nil: none) is listed instead, for the caller's reply.
+-- A waiter that does not fit stops the grants, so that a large request is not passed by smaller ones, nor a writer
+-- by readers. Returns the permits lent after (which the caller writes as "used"), and the grants listed.
 local function grant_waiters(state, holders, queue, registrations, used, cap, kind, last, retention, channel,
-                             publish)
+                             publish, mine)
   local latest = 0
+  local listed = {}
   while used < cap do
     local head = redis.call('ZRANGE', queue, 0, 0)[1]
     if not head then break end
@@ -131,14 +133,19 @@ local function grant_waiters(state, holders, queue, registrations, used, cap, ki
       last = lend(state, holders, head, permits, ends, cap, kind, last)
       latest = math.max(latest, ends)
       used = used + permits
-      redis.call(publish, channel .. ':' .. id, head .. ':' .. fence_text(last) .. ':' .. arm)
+      local grant = head .. ':' .. fence_text(last) .. ':' .. arm
+      if id == mine then
+        listed[#listed + 1] = grant
+      else
+        redis.call(publish, channel .. ':' .. id, grant)
+      end
     else
       redis.call('ZREM', queue, head)
       unregister(registrations, head, entry)
     end
   end
   if latest > 0 then retain(state, holders, latest, retention) end
-  return used
+  return used, listed
 end
 
 -- How long until the first holder's lease ends (ms), or -1 with no holder: when a waiter tries again unless a release
