@@ -392,4 +392,19 @@ class SemaphoreTest extends RedisTestSupport {
         assertThatThrownBy(next::fencingToken).isInstanceOf(LeaseLostException.class);
         assertThat(next.release()).isFalse();
     }
+
+    @Test
+    void aWaiterThatNeedsReplicaAcknowledgementsIsNotHandedAPermitLocally() throws Exception {
+        String name = uniqueName();
+        LockClient one = recorded(client());
+        Lease held = one.semaphore(name, 1).acquire(1);
+        // This server has no replica: a grant can never be acknowledged, so the waiter must not get a lease.
+        CompletableFuture<Lease> waiter = one.semaphore(name, 1).withReplicaAcks(1, Duration.ofMillis(100))
+                .acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
+        awaitQueuedAndListening(name, 1);
+        assertThat(held.release()).isTrue();
+        assertThatThrownBy(() -> waiter.get(BOUND_SECONDS, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(LockReplicationException.class);
+        assertThat(calls("eval")).isZero();
+    }
 }

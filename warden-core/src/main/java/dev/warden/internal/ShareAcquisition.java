@@ -70,11 +70,12 @@ final class ShareAcquisition implements Notifier.Waiter {
                  long sentAt) {
         /**
          * @return whether it may take over a share of {@code permits} with a renewed lease of {@code leaseMillis}:
-         *         no more permits, the same lease, and no downgrade (which is granted beside its writer instead)
+         *         no more permits, the same lease, no downgrade (which is granted beside its writer instead), and no
+         *         replica acknowledgements to wait for (a handover carries none)
          */
         boolean fits(long permits, long leaseMillis) {
             return waiter.permits <= permits && waiter.renewing && waiter.leaseMillis == leaseMillis
-                    && waiter.companion.isEmpty();
+                    && waiter.companion.isEmpty() && !waiter.share.replicas().required();
         }
     }
 
