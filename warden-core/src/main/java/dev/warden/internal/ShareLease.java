@@ -186,7 +186,8 @@ final class ShareLease extends LeaseBase {
         }
         CompletableFuture<Optional<long[]>> moved = new CompletableFuture<>();
         client.inFlight().send(InFlight.Kind.CLEANUP,
-                () -> client.shareScripts().handed(share.keys(), share.kind(), token, moving), (reply, error) -> {
+                () -> client.shareScripts().handed(share.keys(), share.kind(), token,
+                        client.instanceId(), moving), (reply, error) -> {
                     if (error != null) {
                         moved.completeExceptionally(error);
                     } else {

@@ -83,20 +83,22 @@ final class ShareScripts {
      * ({@code share-handed.lua}), sent with {@code EVAL} so that it reaches Redis before any request of a new holder
      * ({@link Scripts#runInOrder}).
      *
-     * @param waiters each waiter's token and permits
+     * @param clientId the client's id, whose waiters they all are
+     * @param waiters  each waiter's token and permits
      * @return the waiters' fences, in their order, or empty if the holder's token held nothing any more
      */
-    CompletableFuture<Optional<long[]>> handed(ShareKeys keys, ShareKeys.Kind kind, String holder,
+    CompletableFuture<Optional<long[]>> handed(ShareKeys keys, ShareKeys.Kind kind, String holder, String clientId,
                                                List<Map.Entry<String, Long>> waiters) {
-        String[] args = new String[5 + 2 * waiters.size()];
+        String[] args = new String[6 + 2 * waiters.size()];
         args[0] = holder;
         args[1] = kind.arg;
         args[2] = RETENTION;
         args[3] = keys.channel();
         args[4] = scripts.publish();
+        args[5] = clientId;
         for (int i = 0; i < waiters.size(); i++) {
-            args[5 + 2 * i] = waiters.get(i).getKey();
-            args[6 + 2 * i] = Long.toString(waiters.get(i).getValue());
+            args[6 + 2 * i] = waiters.get(i).getKey();
+            args[7 + 2 * i] = Long.toString(waiters.get(i).getValue());
         }
         return scripts.<List<Object>>runInOrder(HANDED, ScriptOutputType.MULTI, keys.all(), args)
                 .thenApply(reply -> Replies.shareHanded(reply, waiters.size()));

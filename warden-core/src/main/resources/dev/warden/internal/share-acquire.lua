@@ -19,7 +19,11 @@ local used, expired = expire_holders(state, holders, tonumber(redis.call('HGET',
 if expired then
   redis.call('HSET', state, 'used', used)
 end
-local _, mine = parse_holder(redis.call('HGET', state, token))
+-- Only a waiter's later try can find its token granted already: a first try's token is new.
+local mine
+if ARGV[3] == '2' then
+  mine = select(2, parse_holder(redis.call('HGET', state, token)))
+end
 if mine then
   return {1, mine, math.max(tonumber(redis.call('ZSCORE', holders, token)) - now_ms(), 0)}
 end
