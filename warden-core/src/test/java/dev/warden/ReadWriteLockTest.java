@@ -276,4 +276,121 @@ class ReadWriteLockTest extends RedisTestSupport {
         assertThat(client.semaphore(name, 1).tryAcquire(1)).isPresent();
         write.release();
     }
+
+    /** Waits until {@code count} waiters are queued and subscribed, and the tries they sent have been answered. */
+    private void awaitQueuedAndListening(String name, long count) throws InterruptedException {
+        awaitQueued(name, count);
+        assertThat(eventually(Duration.ofSeconds(5), () -> !((List<?>) server.call("PUBSUB", "CHANNELS",
+                "test:{" + name + "}:rw:c:*")).isEmpty())).isTrue();
+        Thread.sleep(200);
+    }
+
+    /** Acquires a half of the lock on a thread of its own, which a lease records as its owner. */
+    private static CompletableFuture<Lease> onItsOwnThread(ExecutorService pool, DistributedLock half) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return half.tryAcquire(Duration.ofSeconds(BOUND_SECONDS)).orElseThrow();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }, pool);
+    }
+
+    @Test
+    void aWritersReleaseHandsTheLockToTheReadersOfItsClientQueuedBehindItUpToTheNextWriter() throws Exception {
+        String name = uniqueName();
+        DistributedReadWriteLock lock = recorded(client()).readWriteLock(name);
+        ExecutorService pool = Executors.newFixedThreadPool(5);
+        try {
+            Lease writer = lock.writeLock().acquire();
+            List<CompletableFuture<Lease>> readers = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                readers.add(onItsOwnThread(pool, lock.readLock()));
+                awaitQueued(name, i + 1);
+            }
+            CompletableFuture<Lease> nextWriter = onItsOwnThread(pool, lock.writeLock());
+            awaitQueued(name, 4);
+            CompletableFuture<Lease> lateReader = onItsOwnThread(pool, lock.readLock());
+            awaitQueuedAndListening(name, 5);
+            server.call("CONFIG", "RESETSTAT");
+            assertThat(writer.release()).isTrue();
+            List<Lease> leases = new ArrayList<>();
+            for (CompletableFuture<Lease> reader : readers) {
+                leases.add(reader.get(BOUND_SECONDS, TimeUnit.SECONDS));
+            }
+            // The three readers queued behind the writer took its share over together: one EVAL moved it, no release
+            // script granted it, and nothing was published.
+            assertThat(commandCounts("evalsha", "eval", "publish")).containsEntry("evalsha", 0L)
+                    .containsEntry("eval", 1L).containsEntry("publish", 0L);
+            assertThat(leases).allMatch(Lease::isHeld);
+            // A reader's token is the last writer's: the handover issued none of its own.
+            assertThat(leases).allMatch(lease -> lease.fencingToken() == writer.fencingToken());
+            // The writer queued behind them waits, and so does the reader behind that writer.
+            Thread.sleep(200);
+            assertThat(nextWriter).isNotDone();
+            assertThat(lateReader).isNotDone();
+            assertThat(server.call("ZCARD", queueKey(name))).isEqualTo(2L);
+            for (Lease lease : leases) {
+                assertThat(lease.release()).isTrue();
+            }
+            Lease next = nextWriter.get(BOUND_SECONDS, TimeUnit.SECONDS);
+            assertThat(next.fencingToken()).isGreaterThan(writer.fencingToken());
+            assertThat(lateReader).isNotDone();
+            assertThat(next.release()).isTrue();
+            Lease last = lateReader.get(BOUND_SECONDS, TimeUnit.SECONDS);
+            assertThat(last.fencingToken()).isEqualTo(next.fencingToken());
+            assertThat(last.release()).isTrue();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aWriterOfAnotherClientQueuedFirstIsNotPassedByAReaderOfTheReleasingClient() throws Exception {
+        String name = uniqueName();
+        DistributedReadWriteLock lock = recorded(client()).readWriteLock(name);
+        ExecutorService pool = Executors.newFixedThreadPool(1);
+        try {
+            Lease writer = lock.writeLock().acquire();
+            CompletableFuture<Optional<Lease>> otherWriter = recorded(client()).readWriteLock(name).writeLock()
+                    .tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
+            awaitQueued(name, 1);
+            CompletableFuture<Lease> reader = onItsOwnThread(pool, lock.readLock());
+            awaitQueuedAndListening(name, 2);
+            server.call("CONFIG", "RESETSTAT");
+            assertThat(writer.release()).isTrue();
+            Lease next = otherWriter.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
+            assertThat(calls("eval")).isZero();
+            Thread.sleep(200);
+            assertThat(reader).isNotDone();
+            assertThat(next.release()).isTrue();
+            assertThat(reader.get(BOUND_SECONDS, TimeUnit.SECONDS).release()).isTrue();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aReadersReleaseDoesNotHandItsShareToAReaderQueuedBehindAWriterOfItsClient() throws Exception {
+        String name = uniqueName();
+        DistributedReadWriteLock lock = recorded(client()).readWriteLock(name);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Lease reader = lock.readLock().acquire();
+            CompletableFuture<Lease> writer = onItsOwnThread(pool, lock.writeLock());
+            awaitQueued(name, 1);
+            CompletableFuture<Lease> late = onItsOwnThread(pool, lock.readLock());
+            awaitQueuedAndListening(name, 2);
+            server.call("CONFIG", "RESETSTAT");
+            assertThat(reader.release()).isTrue();
+            Lease written = writer.get(BOUND_SECONDS, TimeUnit.SECONDS);
+            assertThat(calls("eval")).isZero();
+            Thread.sleep(200);
+            assertThat(late).isNotDone();
+            assertThat(written.release()).isTrue();
+            assertThat(late.get(BOUND_SECONDS, TimeUnit.SECONDS).release()).isTrue();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** A semaphore's permits are leases: limited, queued in order, renewed, lost loudly, fenced. */
@@ -226,5 +227,184 @@ class SemaphoreTest extends RedisTestSupport {
         holder.semaphore(name, 2).tryAcquire(2).orElseThrow();
         holder.close();
         assertThat(client().semaphore(name, 2).available()).isEqualTo(2);
+    }
+
+    /** Waits until {@code count} waiters are queued and subscribed, and the tries they sent have been answered. */
+    private void awaitQueuedAndListening(String name, long count) throws InterruptedException {
+        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", queueKey(name)) == count))
+                .isTrue();
+        assertThat(eventually(Duration.ofSeconds(5), () -> !((List<?>) server.call("PUBSUB", "CHANNELS",
+                "test:{" + name + "}:s:c:*")).isEmpty())).isTrue();
+        Thread.sleep(200);
+    }
+
+    @Test
+    void aReleaseHandsThePermitToTheNextWaiterOfItsClientWithoutWaitingForRedis() throws Exception {
+        String name = uniqueName();
+        DistributedSemaphore semaphore = recorded(client()).semaphore(name, 1);
+        Lease held = semaphore.acquire(1);
+        CompletableFuture<Lease> waiter = semaphore.acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
+        awaitQueuedAndListening(name, 1);
+        server.call("CONFIG", "RESETSTAT");
+        assertThat(held.release()).isTrue();
+        Lease next = waiter.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        // One script moved the permit to the waiter's token (EVAL, so that it comes before the new holder's
+        // requests); no release script granted it, and nothing was published.
+        assertThat(commandCounts("evalsha", "eval", "publish"))
+                .containsEntry("evalsha", 0L).containsEntry("eval", 1L).containsEntry("publish", 0L);
+        assertThat(next.isHeld()).isTrue();
+        assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+        assertThat(semaphore.inspect().holders()).isEqualTo(1);
+        assertThat(server.call("EXISTS", queueKey(name))).isEqualTo(0L);
+        assertThat(semaphore.tryAcquire(1)).isEmpty();
+        assertThat(next.release()).isTrue();
+        assertThat(semaphore.available()).isEqualTo(1);
+    }
+
+    @Test
+    void threadsOfOneClientPassPermitsOnLocallyAndNeverHoldMoreThanThePermits() throws Exception {
+        String name = uniqueName();
+        DistributedSemaphore semaphore = recorded(client()).semaphore(name, 2);
+        int threads = 6;
+        int rounds = 30;
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        AtomicLong lastFence = new AtomicLong();
+        AtomicInteger fencesOutOfOrder = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        server.call("CONFIG", "RESETSTAT");
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                futures.add(pool.submit(() -> {
+                    for (int i = 0; i < rounds; i++) {
+                        try (Lease lease = semaphore.tryAcquire(1, Duration.ofSeconds(BOUND_SECONDS)).orElseThrow()) {
+                            most.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                            long fence = lease.fencingToken();
+                            synchronized (lastFence) {
+                                // Two holders at once may take their fences in either order; none repeats.
+                                if (fence == lastFence.get()) {
+                                    fencesOutOfOrder.incrementAndGet();
+                                }
+                                lastFence.set(Math.max(lastFence.get(), fence));
+                            }
+                            Thread.sleep(1);
+                            inside.decrementAndGet();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> future : futures) {
+                future.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        int acquisitions = threads * rounds;
+        assertThat(most.get()).isEqualTo(2);
+        assertThat(fencesOutOfOrder.get()).isZero();
+        // Most permits changed hands in the client: a handover's script (EVAL) instead of a release's grant,
+        // published to the waiter.
+        assertThat(calls("eval")).isGreaterThan(acquisitions / 2);
+        assertThat(calls("publish")).isLessThan(acquisitions / 4);
+        assertThat(semaphore.available()).isEqualTo(2);
+        assertThat(server.call("EXISTS", queueKey(name))).isEqualTo(0L);
+    }
+
+    @Test
+    void aPermitIsNotHandedToAWaiterOfItsClientWhileAWaiterOfAnotherClientCameFirst() throws Exception {
+        String name = uniqueName();
+        DistributedSemaphore semaphore = recorded(client()).semaphore(name, 1);
+        Lease held = semaphore.acquire(1);
+        CompletableFuture<Lease> other = recorded(client()).semaphore(name, 1)
+                .acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
+        awaitQueuedAndListening(name, 1);
+        CompletableFuture<Lease> mine = semaphore.acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
+        awaitQueuedAndListening(name, 2);
+        server.call("CONFIG", "RESETSTAT");
+        assertThat(held.release()).isTrue();
+        Lease first = other.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        assertThat(calls("eval")).isZero();
+        assertThat(calls("publish")).isEqualTo(1);
+        Thread.sleep(200);
+        assertThat(mine).isNotDone();
+        assertThat(first.release()).isTrue();
+        assertThat(mine.get(BOUND_SECONDS, TimeUnit.SECONDS).release()).isTrue();
+    }
+
+    @Test
+    void aPermitWhoseLeaseHasLessThanHalfAGrantLeftIsReleasedThroughRedis() throws Exception {
+        String name = uniqueName();
+        AtomicLong skew = new AtomicLong();
+        DistributedSemaphore semaphore = recorded(client(b -> b.ticker(() -> System.nanoTime() + skew.get())))
+                .semaphore(name, 1);
+        Lease held = semaphore.acquire(1);
+        // 28 s of its 30 s lease gone by the client's clock, before its first renewal: 2 s left, less than half of
+        // the 5 s a grant sets.
+        skew.set(TimeUnit.SECONDS.toNanos(28));
+        assertThat(held.isHeld()).isTrue();
+        CompletableFuture<Lease> waiter = semaphore.acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
+        awaitQueuedAndListening(name, 1);
+        server.call("CONFIG", "RESETSTAT");
+        assertThat(held.release()).isTrue();
+        Lease next = waiter.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        // Released through Redis: the release script granted the permit, and named the waiter of its own client in
+        // its reply rather than publishing the grant.
+        assertThat(commandCounts("evalsha", "eval", "publish"))
+                .containsEntry("evalsha", 1L).containsEntry("eval", 0L).containsEntry("publish", 0L);
+        assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+        assertThat(next.release()).isTrue();
+    }
+
+    @Test
+    void aFixedLeaseIsReleasedThroughRedis() throws Exception {
+        String name = uniqueName();
+        DistributedSemaphore semaphore = recorded(client()).semaphore(name, 1);
+        Lease held = semaphore.tryAcquire(1, Duration.ZERO, Duration.ofSeconds(20)).orElseThrow();
+        CompletableFuture<Lease> waiter = semaphore.acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
+        awaitQueuedAndListening(name, 1);
+        server.call("CONFIG", "RESETSTAT");
+        assertThat(held.release()).isTrue();
+        Lease next = waiter.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        // Released through Redis: the release script granted the permit, and named the waiter of its own client in
+        // its reply rather than publishing the grant.
+        assertThat(commandCounts("evalsha", "eval", "publish"))
+                .containsEntry("evalsha", 1L).containsEntry("eval", 0L).containsEntry("publish", 0L);
+        assertThat(next.release()).isTrue();
+    }
+
+    @Test
+    void aHandedOverPermitWhoseShareRedisLostIsReportedLostForBothLeases() throws Exception {
+        String name = uniqueName();
+        DistributedSemaphore semaphore = recorded(client()).semaphore(name, 1);
+        Lease held = semaphore.acquire(1);
+        CompletableFuture<Lease> waiter = semaphore.acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
+        awaitQueuedAndListening(name, 1);
+        CountDownLatch lost = new CountDownLatch(1);
+        // Redis loses the share (as after a restart without its data); the client cannot know before it asks.
+        server.call("DEL", "test:{" + name + "}:s", "test:{" + name + "}:s:h");
+        assertThat(held.release()).isFalse();
+        Lease next = waiter.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        next.onLost(lost::countDown);
+        assertThat(lost.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(next.isHeld()).isFalse();
+        assertThatThrownBy(next::fencingToken).isInstanceOf(LeaseLostException.class);
+        assertThat(next.release()).isFalse();
+    }
+
+    @Test
+    void aWaiterThatNeedsReplicaAcknowledgementsIsNotHandedAPermitLocally() throws Exception {
+        String name = uniqueName();
+        LockClient one = recorded(client());
+        Lease held = one.semaphore(name, 1).acquire(1);
+        // This server has no replica: a grant can never be acknowledged, so the waiter must not get a lease.
+        CompletableFuture<Lease> waiter = one.semaphore(name, 1).withReplicaAcks(1, Duration.ofMillis(100))
+                .acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
+        awaitQueuedAndListening(name, 1);
+        assertThat(held.release()).isTrue();
+        assertThatThrownBy(() -> waiter.get(BOUND_SECONDS, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(LockReplicationException.class);
+        assertThat(calls("eval")).isZero();
     }
 }

@@ -101,6 +101,17 @@ abstract class LeaseBase implements Lease {
         return deadline;
     }
 
+    /**
+     * Whether at least half of the lease a grant sets is left by the local clock at {@code now}, so that Redis
+     * surely still holds this lease unless it lost it: a release grants a renewed waiter at most
+     * {@link Acquisition#FAIR_GRANT_MILLIS} until the watchdog's first renewal, so half of that. A local handover
+     * happens only then.
+     */
+    boolean halfLeft(long now) {
+        long granted = Math.min(leaseNanos(), TimeUnit.MILLISECONDS.toNanos(Acquisition.FAIR_GRANT_MILLIS));
+        return deadline - now >= granted / 2;
+    }
+
     /** Derived when needed, as is the drift, rather than kept: a held lease is 16 bytes smaller. */
     long leaseNanos() {
         return TimeUnit.MILLISECONDS.toNanos(leaseMillis);

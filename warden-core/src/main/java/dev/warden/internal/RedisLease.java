@@ -279,16 +279,6 @@ final class RedisLease extends LeaseBase {
     }
 
     /**
-     * Whether at least half of the lease a grant sets is left by the local clock, so that the key surely still holds
-     * the token unless Redis lost it: a release grants a renewed waiter at most
-     * {@link Acquisition#FAIR_GRANT_MILLIS} until the watchdog's first renewal, so half of that.
-     */
-    private boolean halfLeft(long now) {
-        long granted = Math.min(leaseNanos(), TimeUnit.MILLISECONDS.toNanos(Acquisition.FAIR_GRANT_MILLIS));
-        return deadline() - now >= granted / 2;
-    }
-
-    /**
      * The default mode's release where waiters queue in Redis ({@link RedisLock#queued}): a local handover to the
      * head waiter of this client within the bounds of {@link #handOverLocally}, whose settling script also removes
      * the waiter's registration from the queue; else a release through Redis, which grants the lock to the oldest

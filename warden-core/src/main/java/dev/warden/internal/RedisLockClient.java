@@ -40,6 +40,7 @@ final class RedisLockClient extends LockClientBase {
     /** The watchdog of shares (semaphore permits, read and write leases), on the same scheduler. */
     private final Watchdog<ShareLease> shareWatchdog;
     private final ThreadShares threadShares = new ThreadShares();
+    private final ShareWaiters shareWaiters = new ShareWaiters();
     private final Tokens tokens;
     private final IdentityRecord identity;
     private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
@@ -244,6 +245,11 @@ final class RedisLockClient extends LockClientBase {
 
     ThreadShares threadShares() {
         return threadShares;
+    }
+
+    /** This client's waiting acquisitions of shared locks, for local handovers. */
+    ShareWaiters shareWaiters() {
+        return shareWaiters;
     }
 
     ScheduledExecutorService scheduler() {

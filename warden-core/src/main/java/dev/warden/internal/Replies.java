@@ -37,13 +37,17 @@ final class Replies {
     sealed interface Acquire permits Acquired, Held {
     }
 
+    /** What a shared lock's try answered ({@code share-acquire.lua}). */
+    sealed interface ShareTry permits Acquired, Held, Queued {
+    }
+
     /**
      * The lock was acquired.
      *
      * @param fence         the fence issued with it, or 0 when none was (the holder gets one when it first asks)
      * @param grantedMillis the lease the script set, counted from the sending of the try
      */
-    record Acquired(long fence, long grantedMillis) implements Acquire {
+    record Acquired(long fence, long grantedMillis) implements Acquire, ShareTry {
     }
 
     /**
@@ -51,7 +55,18 @@ final class Replies {
      *
      * @param holderTtlMillis the holder's remaining lease in ms, or -1 when unknown or free
      */
-    record Held(long holderTtlMillis) implements Acquire {
+    record Held(long holderTtlMillis) implements Acquire, ShareTry {
+    }
+
+    /**
+     * A shared lock's try found no room and joined the queue just now, at its tail ({@code enqueue} in
+     * {@code share.lua}); a try that finds its token queued already keeps its place and answers {@link Held}.
+     *
+     * @param holderTtlMillis as {@link Held}'s
+     * @param score           its place: its arrival in server µs, above every waiter queued before it
+     * @param othersAhead     how many waiters of other clients were queued then, every one of them ahead of it
+     */
+    record Queued(long holderTtlMillis, long score, long othersAhead) implements ShareTry {
     }
 
     /** What a release where waiters queue ({@code release-queued.lua}) answered. */
@@ -185,10 +200,72 @@ final class Replies {
 
     /**
      * {@code share-acquire.lua}: {1, fence, lease ms} when acquired; else a plain integer (a list of one here), -1
-     * minus how long until the first holder's lease ends (0 when unknown, or when earlier waiters come first).
+     * minus how long until the first holder's lease ends (0 when unknown, or when earlier waiters come first), or
+     * when the try joined the queue, {that integer, its score, the waiters of other clients ahead}.
      */
-    static Acquire shareAcquire(List<Object> reply) {
-        return acquired("share-acquire", reply);
+    static ShareTry shareAcquire(List<Object> reply) {
+        String script = "share-acquire";
+        if (reply != null && reply.size() == 3 && reply.get(0) instanceof Long wait && wait <= 0) {
+            return new Queued(-1 - wait, integer(script, reply.get(1)), integer(script, reply.get(2)));
+        }
+        return (ShareTry) acquired(script, reply);
+    }
+
+    /**
+     * {@code share-release.lua}: 1 released, 0 the token held nothing; or {1, grant...}: released, and these
+     * waiters of the releasing client were granted shares ({@code "<token>:<fence>:<arm>"}, as a grant message).
+     *
+     * @return whether the token held a share, and the grants to the releasing client's waiters
+     */
+    static ShareReleased shareRelease(List<Object> reply) {
+        String script = "share-release";
+        if (reply != null && reply.size() > 1 && Long.valueOf(1L).equals(reply.get(0))) {
+            List<Grant> grants = new ArrayList<>(reply.size() - 1);
+            for (Object item : reply.subList(1, reply.size())) {
+                Grant grant = item instanceof String message ? grant(message) : null;
+                if (grant == null) {
+                    throw unexpected(script, reply);
+                }
+                grants.add(grant);
+            }
+            return new ShareReleased(true, grants);
+        }
+        long value = integer(script, single(script, reply));
+        if (value != 0 && value != 1) {
+            throw unexpected(script, reply);
+        }
+        return new ShareReleased(value == 1, List.of());
+    }
+
+    /**
+     * What a shared lock's release answered.
+     *
+     * @param held   whether the token held a share
+     * @param grants the shares it lent on to waiters of the releasing client, which learn of them from this reply
+     */
+    record ShareReleased(boolean held, List<Grant> grants) {
+    }
+
+    /**
+     * {@code share-handed.lua}: the fences of the {@code waiters} that took the share over, in their order; or
+     * empty if the old holder's token held nothing ({@code -1}, a list of one here).
+     */
+    static Optional<long[]> shareHanded(List<Object> reply, int waiters) {
+        String script = "share-handed";
+        if (reply != null && reply.size() == waiters && !(waiters == 1 && Long.valueOf(-1L).equals(reply.get(0)))) {
+            long[] fences = new long[waiters];
+            for (int i = 0; i < waiters; i++) {
+                fences[i] = integer(script, reply.get(i));
+                if (fences[i] < 0) {
+                    throw unexpected(script, reply);
+                }
+            }
+            return Optional.of(fences);
+        }
+        if (integer(script, single(script, reply)) != -1) {
+            throw unexpected(script, reply);
+        }
+        return Optional.empty();
     }
 
     private static Acquire acquired(String script, List<Object> reply) {

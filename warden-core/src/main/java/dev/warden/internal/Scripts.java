@@ -405,7 +405,7 @@ final class Scripts {
      * or a {@code SCRIPT FLUSH}) would send it again behind requests sent after it, and the scripts that settle a
      * local handover must reach Redis before any request of the new holder.
      */
-    private <T> CompletableFuture<T> runInOrder(Script script, ScriptOutputType type, String[] keys,
+    <T> CompletableFuture<T> runInOrder(Script script, ScriptOutputType type, String[] keys,
                                                 String... args) {
         return link.commands().<T>eval(script.source(), type, keys, args).toCompletableFuture()
                 .exceptionallyCompose(error -> {

@@ -36,8 +36,47 @@ final class ShareAcquisition implements Notifier.Waiter {
         IDLE,
         /** A try is in flight; a wake-up meanwhile ({@link #woken}) tries again after it. */
         TRYING,
-        /** A lease was made, once. */
-        GRANTED
+        /**
+         * A holder of this client reserved it to take its share over ({@link #takeOver}, or {@link #unreserve});
+         * no try goes out meanwhile, and a wake-up tries after it.
+         */
+        RESERVED,
+        /** A lease was made, once: by a reply, a grant message or a local handover. */
+        GRANTED;
+
+        /** @return whether a move from this phase to {@code next} is one the protocol makes */
+        boolean leadsTo(Phase next) {
+            return switch (this) {
+                case IDLE -> next != IDLE;
+                case TRYING, RESERVED -> next == IDLE || next == GRANTED;
+                case GRANTED -> false;
+            };
+        }
+    }
+
+    /**
+     * Where a waiter stands in its lock's queue in Redis, as far as its client knows: a snapshot, read under the
+     * acquisition's monitor, for {@link ShareWaiters#reserveNext}.
+     *
+     * @param waiter   the acquisition
+     * @param waiting  whether it still waits: not over, and no lease made
+     * @param score    its place in the queue (arrival, server µs) since a try of it joined the queue, else 0
+     * @param clear    whether no waiter of another client was queued when it joined, so none is ahead of it
+     * @param placedAt when (ticker) its place became known here: a try sent after that joins behind it
+     * @param sent     whether it sent a try
+     * @param sentAt   when it sent its first try, if it did
+     */
+    record Place(ShareAcquisition waiter, boolean waiting, long score, boolean clear, long placedAt, boolean sent,
+                 long sentAt) {
+        /**
+         * @return whether it may take over a share of {@code permits} with a renewed lease of {@code leaseMillis}:
+         *         no more permits, the same lease, no downgrade (which is granted beside its writer instead), and no
+         *         replica acknowledgements to wait for (a handover carries none)
+         */
+        boolean fits(long permits, long leaseMillis) {
+            return waiter.permits <= permits && waiter.renewing && waiter.leaseMillis == leaseMillis
+                    && waiter.companion.isEmpty() && !waiter.share.replicas().required();
+        }
     }
 
     final DueFuture<Optional<Lease>> result = new DueFuture<>();
@@ -72,6 +111,14 @@ final class ShareAcquisition implements Notifier.Waiter {
     private int arms;
     /** The grant channel's state when the last try was sent, to tell whether a grant can have been missed. */
     private Notifier.Mark markAtSend;
+    /** Its place in the queue since a try joined it, else 0 ({@link Place#score}). Guarded by this. */
+    private long score;
+    /** No waiter of another client was queued when it joined ({@link Place#clear}). Guarded by this. */
+    private boolean clear;
+    /** When its place became known ({@link Place#placedAt}). Guarded by this. */
+    private long placedAt;
+    /** When its first try was sent, once {@link #tried}. Guarded by this. */
+    private long firstSentAt;
 
     /**
      * @param waitNanos 0 for one try, negative for no limit
@@ -99,6 +146,7 @@ final class ShareAcquisition implements Notifier.Waiter {
         client.track(this);
         if (waits) {
             client.notifier().register(token, this);
+            client.shareWaiters().add(share.keys(), this);
         }
         Futures.whenDone(result, this::ended, "the end of an acquire", share.name());
         tryNow();
@@ -114,16 +162,19 @@ final class ShareAcquisition implements Notifier.Waiter {
             if (result.isDone() || phase == Phase.GRANTED) {
                 return;
             }
-            if (phase == Phase.TRYING) {
+            if (phase == Phase.TRYING || phase == Phase.RESERVED) {
                 woken = true;
                 return;
             }
-            phase = Phase.TRYING;
+            move(Phase.TRYING);
             woken = false;
             cancelTimer();
             kind = Scripts.Try.of(waits, tried);
-            tried = true;
             sentAt = client.ticker().read();
+            if (!tried) {
+                firstSentAt = sentAt;
+            }
+            tried = true;
             arm = arms++;
             armSentAt[arm % ARMS_KEPT] = sentAt;
             markAtSend = waits ? client.notifier().mark(channel) : null;
@@ -136,10 +187,26 @@ final class ShareAcquisition implements Notifier.Waiter {
                         fail(error);
                     } else if (reply instanceof Replies.Acquired acquired) {
                         granted(acquired.fence(), sentAt, acquired.grantedMillis());
+                    } else if (reply instanceof Replies.Queued queued) {
+                        placed(queued);
+                        onHeld(queued.holderTtlMillis());
                     } else {
                         onHeld(((Replies.Held) reply).holderTtlMillis());
                     }
                 }, this::fail);
+    }
+
+    /** A try joined the queue: where it stands. */
+    private synchronized void placed(Replies.Queued queued) {
+        score = queued.score();
+        clear = queued.othersAhead() == 0;
+        placedAt = client.ticker().read();
+    }
+
+    /** Where it stands, for {@link ShareWaiters#reserveNext}. */
+    synchronized Place place() {
+        return new Place(this, !result.isDone() && phase != Phase.GRANTED, score, clear, placedAt, tried,
+                firstSentAt);
     }
 
     /** A try found no room: give up, or subscribe, or wait for a grant or the next try. */
@@ -153,10 +220,10 @@ final class ShareAcquisition implements Notifier.Waiter {
         boolean retry = false;
         Notifier.Mark mark = null;
         synchronized (this) {
-            if (result.isDone() || phase == Phase.GRANTED) {
+            if (result.isDone() || phase != Phase.TRYING) {
                 return;
             }
-            phase = Phase.IDLE;
+            move(Phase.IDLE);
             if (!joined) {
                 joined = true;
                 join = true;
@@ -243,7 +310,7 @@ final class ShareAcquisition implements Notifier.Waiter {
                         // Ended or forced out before it was confirmed: it was never this caller's; try again.
                         synchronized (this) {
                             if (phase == Phase.TRYING) {
-                                phase = Phase.IDLE;
+                                move(Phase.IDLE);
                             }
                         }
                         wake();
@@ -265,7 +332,7 @@ final class ShareAcquisition implements Notifier.Waiter {
                 // Over already: the release sent when it ended gives these permits back.
                 return;
             }
-            phase = Phase.GRANTED;
+            move(Phase.GRANTED);
             cancelTimer();
         }
         ShareLease lease = new ShareLease(share, token, fence, permits, leaseMillis, renewing, sentAt,
@@ -299,6 +366,7 @@ final class ShareAcquisition implements Notifier.Waiter {
         }
         if (waits) {
             client.notifier().unregister(token);
+            client.shareWaiters().remove(share.keys(), this);
         }
         if (wasJoined) {
             client.notifier().leave(channel, this, false);
@@ -310,6 +378,18 @@ final class ShareAcquisition implements Notifier.Waiter {
                 }
             }, e -> LOG.warn("leaving the queue of '{}' failed: {}", share.name(), e.toString()));
         }
+    }
+
+    /**
+     * The one place where the phase changes. Guarded by this.
+     *
+     * @throws IllegalStateException for a move the protocol never makes: a bug, which fails the acquisition loudly
+     */
+    private void move(Phase next) {
+        if (!phase.leadsTo(next)) {
+            throw new IllegalStateException(share.describe("acquire") + " moved from " + phase + " to " + next);
+        }
+        phase = next;
     }
 
     /** Guarded by this. */
@@ -327,12 +407,59 @@ final class ShareAcquisition implements Notifier.Waiter {
 
     @Override
     public boolean reserve() {
-        // Shares are never handed over locally.
+        // Only a share's release reserves a share's waiter, by its place (reserve(long)); the notifier never does.
         return false;
+    }
+
+    /**
+     * Reserves this waiter for a local handover ({@link ShareWaiters#reserveNext}): only while it waits with no try
+     * in flight, at the place the caller chose it by.
+     */
+    synchronized boolean reserve(long expectedScore) {
+        if (result.isDone() || phase != Phase.IDLE || score != expectedScore) {
+            return false;
+        }
+        move(Phase.RESERVED);
+        cancelTimer();
+        return true;
+    }
+
+    /**
+     * A holder of this client hands its share (or part of it) over to this reserved waiter, at ticker time
+     * {@code now}: commits the waiter to the new lease, which keeps the holder's deadline and renewals under this
+     * waiter's token. The holder then sends the script that moves the share in Redis, and only then hands the lease
+     * out ({@link #deliver}), so that the script reaches Redis ahead of any request of the new holder.
+     *
+     * @return the new lease, or null if this waiter cannot take it (a grant came first, or it gave up)
+     */
+    ShareLease takeOver(ShareLease from, long now) {
+        synchronized (this) {
+            if (result.isDone() || phase != Phase.RESERVED) {
+                return null;
+            }
+            move(Phase.GRANTED);
+        }
+        ShareLease lease = from.successor(token, permits, owner, now);
+        if (share.kind() == ShareKeys.Kind.READ_WRITE) {
+            client.threadShares().add(lease);
+        }
+        return lease;
+    }
+
+    /** Hands out the lease that {@link #takeOver} made; one nobody takes any more (cancelled) is given back. */
+    void deliver(ShareLease lease) {
+        if (!result.complete(Optional.of(lease))) {
+            lease.abandon();
+        }
     }
 
     @Override
     public void unreserve() {
+        synchronized (this) {
+            if (phase == Phase.RESERVED) {
+                move(Phase.IDLE);
+            }
+        }
         wake();
     }
 
@@ -355,6 +482,11 @@ final class ShareAcquisition implements Notifier.Waiter {
     @Override
     public String token() {
         return token;
+    }
+
+    /** @return the permits it asks for */
+    long permits() {
+        return permits;
     }
 
     @Override

@@ -1,5 +1,9 @@
 package dev.warden.internal;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -7,12 +11,28 @@ import dev.warden.Ticker;
 
 /**
  * A lease on permits of a shared lock ({@link ShareLock}): a semaphore's permits, a read lock or a write lock. Its
- * fencing token is issued with the grant, so asking for it costs no request.
+ * fencing token is issued with the grant, so asking for it costs no request; a lease that took its share over from
+ * another of its client (a local handover, {@link #handOverLocally}) gets it from the script that settles the
+ * handover, which is in flight already.
+ *
+ * <p>A release hands the share over locally when the waiter that is the queue's next in line in Redis is of this
+ * client and fits ({@link ShareWaiters#reserveNext}), and enough of the lease is left ({@link #halfLeft}): that
+ * waiter's new lease keeps this lease's deadline and renewals under its own token, at once, and
+ * {@code share-handed.lua} then moves the share to its token in Redis, with the same end, and issues its fence.
  */
 final class ShareLease extends LeaseBase {
     private final ShareLock share;
     private final String token;
-    private final long fence;
+    /**
+     * The fence once known: at the grant, or when the script that settles the handover to this lease answered;
+     * 0 until then.
+     */
+    private volatile long fence;
+    /**
+     * For a lease taken over locally: completes with its fence when the handover is settled, or fails (it was lost
+     * then, or the settling failed); null for a lease that Redis granted, whose fence is known at once.
+     */
+    private final CompletableFuture<Long> fenceSettled;
     private final long permits;
     /** The thread that acquired it: a read-write lock's downgrade and upgrade check are per thread. */
     private final Thread owner;
@@ -31,6 +51,31 @@ final class ShareLease extends LeaseBase {
         this.fence = fence;
         this.permits = permits;
         this.owner = owner;
+        this.fenceSettled = null;
+    }
+
+    /**
+     * The lease of a waiter of this client that takes a share over from {@code from} at {@code now}: its own token,
+     * permits and thread; the same lease and deadline. Its fence comes with the script that settles the handover.
+     */
+    private ShareLease(ShareLease from, String token, long permits, Thread owner, long now) {
+        super(from, now);
+        this.acks = 0;
+        this.share = from.share;
+        this.token = token;
+        this.permits = permits;
+        this.owner = owner;
+        this.fenceSettled = new CompletableFuture<>();
+    }
+
+    /**
+     * The lease that takes this lease's share over locally ({@link ShareAcquisition#takeOver}), registered with the
+     * watchdog in this lease's place.
+     */
+    ShareLease successor(String token, long permits, Thread owner, long now) {
+        ShareLease next = new ShareLease(this, token, permits, owner, now);
+        share.client().shareWatchdog().handOver(this, next);
+        return next;
     }
 
     ShareKeys shareKeys() {
@@ -67,12 +112,15 @@ final class ShareLease extends LeaseBase {
 
     @Override
     public long fencingToken() {
-        return fence;
+        long known = fence;
+        return known != 0 || fenceSettled == null ? known : await(fenceSettled, "fencing token");
     }
 
     @Override
     public CompletableFuture<Long> fencingTokenAsync() {
-        return CompletableFuture.completedFuture(fence);
+        long known = fence;
+        return known != 0 || fenceSettled == null ? CompletableFuture.completedFuture(known)
+                : publish(() -> fenceSettled, "fencing token");
     }
 
     @Override
@@ -92,8 +140,104 @@ final class ShareLease extends LeaseBase {
                 return CompletableFuture.completedFuture(false);
             }
             forget();
-            return finishRelease(() -> share.release(token), "it was found ended or forced out on release");
+            CompletableFuture<Boolean> handed = handOverLocally();
+            return handed != null ? handed
+                    : finishRelease(() -> share.release(token), "it was found ended or forced out on release");
         });
+    }
+
+    /**
+     * Hands this lease's share over to the waiters of this client that are the queue's next in line, as many as fit
+     * in it (one permit to one, or a writer's to the readers behind it), without waiting for Redis; only for renewed
+     * leases without replica acknowledgements (a handover carries none), and only while at least half of a grant's
+     * lease is left, so that Redis surely still holds the share unless it lost it. The release then ends by the
+     * script that moves the share ({@link #settle}), sent before any new lease is handed out.
+     *
+     * @return null if nobody took the share over (release through Redis), else this release's result
+     */
+    private CompletableFuture<Boolean> handOverLocally() {
+        RedisLockClient client = share.client();
+        long now = client.ticker().read();
+        if (!renewing || share.replicas().required() || !halfLeft(now)) {
+            return null;
+        }
+        List<ShareAcquisition> reserved = client.shareWaiters().reserveNext(share.keys(), permits, leaseMillis);
+        if (reserved.isEmpty()) {
+            return null;
+        }
+        List<ShareAcquisition> takers = new ArrayList<>(reserved.size());
+        List<ShareLease> successors = new ArrayList<>(reserved.size());
+        for (ShareAcquisition waiter : reserved) {
+            ShareLease successor = waiter.takeOver(this, now);
+            if (successor != null) {
+                takers.add(waiter);
+                successors.add(successor);
+            } else {
+                // A grant reached it first, or it gave up: it holds its own share, or none.
+                waiter.unreserve();
+            }
+        }
+        if (successors.isEmpty()) {
+            return null;
+        }
+        List<Map.Entry<String, Long>> moving = new ArrayList<>(takers.size());
+        for (ShareAcquisition taker : takers) {
+            moving.add(Map.entry(taker.token(), taker.permits()));
+        }
+        CompletableFuture<Optional<long[]>> moved = new CompletableFuture<>();
+        client.inFlight().send(InFlight.Kind.CLEANUP,
+                () -> client.shareScripts().handed(share.keys(), share.kind(), token,
+                        client.instanceId(), moving), (reply, error) -> {
+                    if (error != null) {
+                        moved.completeExceptionally(error);
+                    } else {
+                        moved.complete(reply);
+                    }
+                }, moved::completeExceptionally);
+        for (int i = 0; i < takers.size(); i++) {
+            takers.get(i).deliver(successors.get(i));
+        }
+        return settle(successors, moved);
+    }
+
+    /**
+     * Ends this release after a local handover by what the script that moved the share found: released, with each
+     * successor's fence issued; or, if this lease's share was gone (Redis lost it, or it was forced out), every lease
+     * lost, since a handover must not hide a lost share. If the script failed, nobody knows whether the share moved,
+     * so the successors are lost too: Redis keeps the share until this lease's end at the latest, so no permit is
+     * lent twice meanwhile.
+     */
+    private CompletableFuture<Boolean> settle(List<ShareLease> successors, CompletableFuture<Optional<long[]>> moved) {
+        return moved.handle((fences, error) -> {
+            if (error != null) {
+                released();
+                String reason = "the request that settled its handover failed: " + Errors.unwrap(error);
+                successors.forEach(successor -> successor.settled(0, reason));
+                throw Errors.completion(error);
+            }
+            if (fences.isEmpty()) {
+                String reason = "it was found ended or forced out when handed over";
+                lose(reason);
+                successors.forEach(successor -> successor.settled(0, reason));
+                return false;
+            }
+            for (int i = 0; i < successors.size(); i++) {
+                successors.get(i).settled(fences.get()[i], null);
+            }
+            releasedHeld();
+            return true;
+        });
+    }
+
+    /** The handover to this lease was settled: its fence, or, with {@code lostBecause}, it is lost. */
+    private void settled(long issued, String lostBecause) {
+        if (lostBecause == null) {
+            fence = issued;
+            fenceSettled.complete(issued);
+            return;
+        }
+        loseUnlessReleasing(lostBecause);
+        fenceSettled.completeExceptionally(ended("fencing token"));
     }
 
     @Override

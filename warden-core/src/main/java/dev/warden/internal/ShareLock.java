@@ -87,9 +87,20 @@ final class ShareLock {
                 .start().result;
     }
 
-    /** Releases the token's share (or takes a waiter that gave up out of the queue); answers whether it held one. */
+    /**
+     * Releases the token's share (or takes a waiter that gave up out of the queue); answers whether it held one.
+     * The shares the release lent on to waiters of this client are named in its reply, not published: they are
+     * passed to those waiters here, before the answer.
+     */
     CompletableFuture<Boolean> release(String token) {
-        return client.shareScripts().release(keys, kind, token);
+        return client.shareScripts().release(keys, kind, token, client.instanceId()).thenApply(released -> {
+            for (Replies.Grant grant : released.grants()) {
+                // A waiter that is gone finds nothing to take: the release by its token, sent when it ended
+                // (after this one), gives the share back.
+                client.notifier().assigned(grant.token(), grant.fence(), grant.arm(), null);
+            }
+            return released.held();
+        });
     }
 
     /**

@@ -3,6 +3,8 @@ package dev.warden.internal;
 import io.lettuce.core.ScriptOutputType;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
@@ -17,11 +19,12 @@ final class ShareScripts {
 
     private static final Script ACQUIRE = Script.load("share-acquire", Scripts.LOCK, Scripts.QUEUE, SHARE);
     private static final Script RELEASE = Script.load("share-release", Scripts.LOCK, Scripts.QUEUE, SHARE);
+    private static final Script HANDED = Script.load("share-handed", Scripts.LOCK, Scripts.QUEUE, SHARE);
     private static final Script RENEW = Script.load("share-renew", Scripts.LOCK);
     private static final Script INSPECT = Script.load("share-inspect", Scripts.LOCK, Scripts.QUEUE, SHARE);
     private static final Script FORCE_RELEASE = Script.load("share-force-release", Scripts.LOCK, Scripts.QUEUE,
             SHARE);
-    private static final List<Script> ALL = List.of(ACQUIRE, RELEASE, RENEW, INSPECT, FORCE_RELEASE);
+    private static final List<Script> ALL = List.of(ACQUIRE, RELEASE, HANDED, RENEW, INSPECT, FORCE_RELEASE);
 
     /** Which holders a forced release removes. */
     enum Holders {
@@ -51,12 +54,12 @@ final class ShareScripts {
 
     /**
      * One try: acquired (also when a release lent to this token already), or not (with how long until the first
-     * holder's lease ends, where known).
+     * holder's lease ends, where known, and where the try joined the queue its place).
      *
      * @param companion a token of this client's that holds the whole capacity (a writer taking the read lock), or
      *                  the empty string
      */
-    CompletableFuture<Replies.Acquire> acquire(ShareKeys keys, ShareKeys.Kind kind, long capacity, String token,
+    CompletableFuture<Replies.ShareTry> acquire(ShareKeys keys, ShareKeys.Kind kind, long capacity, String token,
                                                long permits, long leaseMillis, Scripts.Try tryKind, int arm,
                                                long grantMillis, String clientId, String companion) {
         return scripts.<List<Object>>run(ACQUIRE, ScriptOutputType.MULTI, keys.all(), token,
@@ -65,10 +68,40 @@ final class ShareScripts {
                 keys.channel(), scripts.publish()).thenApply(Replies::shareAcquire);
     }
 
-    /** Releases the token's share, lending it on; answers whether the token held one. */
-    CompletableFuture<Boolean> release(ShareKeys keys, ShareKeys.Kind kind, String token) {
-        return scripts.<Long>run(RELEASE, ScriptOutputType.INTEGER, keys.all(), token, kind.arg, RETENTION,
-                keys.channel(), scripts.publish()).thenApply(reply -> Replies.flag("share-release", reply));
+    /**
+     * Releases the token's share, lending it on; answers whether the token held one, and the grants it made to
+     * waiters of the client {@code clientId}, which it names in its reply rather than publishing them.
+     */
+    CompletableFuture<Replies.ShareReleased> release(ShareKeys keys, ShareKeys.Kind kind, String token,
+                                                     String clientId) {
+        return scripts.<List<Object>>run(RELEASE, ScriptOutputType.MULTI, keys.all(), token, kind.arg, RETENTION,
+                keys.channel(), scripts.publish(), clientId).thenApply(Replies::shareRelease);
+    }
+
+    /**
+     * After a local handover: moves the holder's share to the tokens of the waiters that took it over
+     * ({@code share-handed.lua}), sent with {@code EVAL} so that it reaches Redis before any request of a new holder
+     * ({@link Scripts#runInOrder}).
+     *
+     * @param clientId the client's id, whose waiters they all are
+     * @param waiters  each waiter's token and permits
+     * @return the waiters' fences, in their order, or empty if the holder's token held nothing any more
+     */
+    CompletableFuture<Optional<long[]>> handed(ShareKeys keys, ShareKeys.Kind kind, String holder, String clientId,
+                                               List<Map.Entry<String, Long>> waiters) {
+        String[] args = new String[6 + 2 * waiters.size()];
+        args[0] = holder;
+        args[1] = kind.arg;
+        args[2] = RETENTION;
+        args[3] = keys.channel();
+        args[4] = scripts.publish();
+        args[5] = clientId;
+        for (int i = 0; i < waiters.size(); i++) {
+            args[6 + 2 * i] = waiters.get(i).getKey();
+            args[7 + 2 * i] = Long.toString(waiters.get(i).getValue());
+        }
+        return scripts.<List<Object>>runInOrder(HANDED, ScriptOutputType.MULTI, keys.all(), args)
+                .thenApply(reply -> Replies.shareHanded(reply, waiters.size()));
     }
 
     /** Answers, per lease, whether it was renewed for its lease ms. */

@@ -8,46 +8,64 @@
 -- writer taking the read lock: granted beside it, ahead of the queue) or "", ARGV[12] the fence retention ms,
 -- ARGV[13] the grant channel, ARGV[14] the publish command (PUBLISH or SPUBLISH).
 -- Returns {1, fence, lease ms} when acquired (also when a release lent to this token already, with the lease left);
--- else -1 - how long until the first holder's lease ends (0 when unknown or when earlier waiters come first).
-local cap = capacity(KEYS[1], ARGV[9])
-if type(cap) == 'table' then return cap end
-local used = expire_holders(KEYS[1], KEYS[2])
+-- else -1 - how long until the first holder's lease ends (0 when unknown or when earlier waiters come first), as a
+-- plain integer, or, when this try joined the queue, {that, its score in the queue, the waiters of other clients
+-- queued before it}.
+local state, holders, queue, registrations = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local token, permits, retention = ARGV[1], tonumber(ARGV[8]), tonumber(ARGV[12])
-local _, mine = parse_holder(redis.call('HGET', KEYS[1], token))
+local cap = capacity(state, ARGV[9], redis.call('HGET', state, 'cap'))
+if type(cap) == 'table' then return cap end
+local used, expired = expire_holders(state, holders, tonumber(redis.call('HGET', state, 'used')) or 0)
+if expired then
+  redis.call('HSET', state, 'used', used)
+end
+-- Only a waiter's later try can find its token granted already: a first try's token is new.
+local mine
+if ARGV[3] == '2' then
+  mine = select(2, parse_holder(redis.call('HGET', state, token)))
+end
 if mine then
-  return {1, mine, math.max(tonumber(redis.call('ZSCORE', KEYS[2], token)) - now_ms(), 0)}
+  return {1, mine, math.max(tonumber(redis.call('ZSCORE', holders, token)) - now_ms(), 0)}
 end
 -- A writer that takes the read lock (a downgrade) comes before the queue, which waits for that writer anyway.
 local companion = false
 if ARGV[11] ~= '' then
-  local held = parse_holder(redis.call('HGET', KEYS[1], ARGV[11]))
+  local held = parse_holder(redis.call('HGET', state, ARGV[11]))
   companion = held ~= nil and held >= cap
 end
 local first = companion
 if not first then
   while true do
-    local head = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+    local head = redis.call('ZRANGE', queue, 0, 0)[1]
     if not head or head == token then
       first = true
       break
     end
-    if live(redis.call('HGET', KEYS[4], head)) then break end
-    redis.call('ZREM', KEYS[3], head)
-    redis.call('HDEL', KEYS[4], head)
+    local registered = redis.call('HGET', registrations, head)
+    if live(registered) then break end
+    redis.call('ZREM', queue, head)
+    unregister(registrations, head, registered)
   end
 end
 if first and (companion or used + permits <= cap) then
   if ARGV[3] == '2' then
-    leave(KEYS[3], KEYS[4], token)
+    dequeue(queue, registrations, token)
   end
   local lease = tonumber(ARGV[2])
-  local fence = lend(KEYS[1], KEYS[2], token, permits, lease, cap, ARGV[10], retention)
+  local ends = now_ms() + lease
+  local last = lend(state, holders, token, permits, ends, cap, ARGV[10],
+    tonumber(redis.call('HGET', state, 'fence')) or 0)
+  retain(state, holders, ends, retention)
   -- Readers (or small requests) queued right behind this one may share the lock with it.
-  grant_waiters(KEYS[1], KEYS[2], KEYS[3], KEYS[4], used + permits, cap, ARGV[10], retention, ARGV[13], ARGV[14])
-  return {1, fence, lease}
+  used = grant_waiters(state, holders, queue, registrations, used + permits, cap, ARGV[10], last, retention,
+    ARGV[13], ARGV[14])
+  redis.call('HSET', state, 'used', used)
+  return {1, last, lease}
 end
+local wait = -1
+if first then wait = -1 - math.max(first_end(holders), 0) end
 if ARGV[3] ~= '0' then
-  register(KEYS[3], KEYS[4], token, tonumber(ARGV[6]), ARGV[5], ARGV[4], permits .. ':' .. ARGV[7])
+  local score, others = enqueue(queue, registrations, token, tonumber(ARGV[6]), ARGV[5], ARGV[4], permits, ARGV[7])
+  if score then return {wait, score, others} end
 end
-if not first then return -1 end
-return -1 - math.max(first_end(KEYS[2]), 0)
+return wait

@@ -2,20 +2,27 @@
 -- the queue's oldest live waiters that fit. A token that holds nothing leaves the queue (a waiter that gave up).
 -- Preludes: lock.lua, queue.lua, share.lua.
 -- KEYS[1] state, KEYS[2] holders, KEYS[3] queue, KEYS[4] registrations; ARGV[1] token, ARGV[2] the kind of lock
--- ("s" or "rw"), ARGV[3] fence retention ms, ARGV[4] grant channel, ARGV[5] the publish command.
--- Returns 1 if released, 0 if the token held nothing (expired, or forced out).
-local used = expire_holders(KEYS[1], KEYS[2])
+-- ("s" or "rw"), ARGV[3] fence retention ms, ARGV[4] grant channel, ARGV[5] the publish command, ARGV[6] the
+-- releasing client's id: its waiters' grants are answered rather than published.
+-- Returns 1 if released, 0 if the token held nothing (expired, or forced out): plain integers; or, if it granted
+-- waiters of the releasing client, {1, "<token>:<fence>:<arm>" per such grant}.
+local used, expired = expire_holders(KEYS[1], KEYS[2], tonumber(redis.call('HGET', KEYS[1], 'used')) or 0)
 local permits = parse_holder(redis.call('HGET', KEYS[1], ARGV[1]))
 if not permits then
-  leave(KEYS[3], KEYS[4], ARGV[1])
+  if expired then redis.call('HSET', KEYS[1], 'used', used) end
+  dequeue(KEYS[3], KEYS[4], ARGV[1])
   return 0
 end
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 used = used - permits
-redis.call('HSET', KEYS[1], 'used', used)
 local cap = tonumber(redis.call('HGET', KEYS[1], 'cap'))
+local listed = {}
 if cap then
-  grant_waiters(KEYS[1], KEYS[2], KEYS[3], KEYS[4], used, cap, ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5])
+  used, listed = grant_waiters(KEYS[1], KEYS[2], KEYS[3], KEYS[4], used, cap, ARGV[2], nil, tonumber(ARGV[3]),
+    ARGV[4], ARGV[5], ARGV[6])
 end
-return 1
+redis.call('HSET', KEYS[1], 'used', used)
+if #listed == 0 then return 1 end
+table.insert(listed, 1, 1)
+return listed

@@ -5,13 +5,15 @@
 --   token issued, and per holder its token -> "<permits>:<fence>";
 -- KEYS[2] the holders, a sorted set of tokens scored by when their lease ends (server ms): a holder whose score
 --   has passed holds nothing, and the next script that changes the lock removes it;
--- KEYS[3] the queue and KEYS[4] its registrations, as in queue.lua, with "<permits>:<client id>" as the client.
--- The state and holders live `retention` ms (a day) past their last change, for the fencing counter; the queue and
--- registrations as long as their newest registration.
+-- KEYS[3] the queue and KEYS[4] its registrations, as in queue.lua, with "<permits>:<client id>" as the client;
+--   the registrations also count each client's queued waiters, "#<client id>" -> count ('#' begins no token), so
+--   that a waiter learns when it joins whether a waiter of another client is ahead of it (enqueue).
+-- The state and holders live `retention` ms (a day) past the last lease's end, for the fencing counter; the queue
+-- and registrations as long as their newest registration.
 
--- The capacity stored with the lock, stored now if it has none; an error reply if it differs from `cap` (text).
-local function capacity(state, cap)
-  local stored = redis.call('HGET', state, 'cap')
+-- The capacity stored with the lock (`stored`, what HGET read), stored now if it has none; an error reply if it
+-- differs from `cap` (text).
+local function capacity(state, cap, stored)
   if not stored then
     redis.call('HSET', state, 'cap', cap)
     return tonumber(cap)
@@ -29,38 +31,43 @@ local function parse_holder(entry)
   return tonumber(permits), tonumber(fence)
 end
 
--- Removes the holders whose lease ended by the server's clock; returns the permits still lent.
-local function expire_holders(state, holders)
-  local used = tonumber(redis.call('HGET', state, 'used')) or 0
+-- Removes the holders whose lease ended by the server's clock from the permits lent, `used`; returns the permits
+-- still lent and whether any holder was removed. The caller writes "used" back.
+local function expire_holders(state, holders, used)
   local ended = redis.call('ZRANGEBYSCORE', holders, '-inf', now_ms())
-  if #ended > 0 then
-    for _, token in ipairs(ended) do
-      local permits = parse_holder(redis.call('HGET', state, token))
-      if permits then
-        used = used - permits
-        redis.call('HDEL', state, token)
-      end
+  if #ended == 0 then return used, false end
+  for _, token in ipairs(ended) do
+    local permits = parse_holder(redis.call('HGET', state, token))
+    if permits then
+      used = used - permits
+      redis.call('HDEL', state, token)
     end
-    redis.call('ZREMRANGEBYSCORE', holders, '-inf', now_ms())
-    redis.call('HSET', state, 'used', used)
   end
-  return used
+  redis.call('ZREMRANGEBYSCORE', holders, '-inf', now_ms())
+  return used, true
 end
 
--- Lends `permits` of the capacity `cap` to `token` for `lease` ms. A semaphore's permits and a writer (the whole
--- capacity) get the next fencing token; a reader gets the last one issued, which the next writer's exceeds.
-local function lend(state, holders, token, permits, lease, cap, kind, retention)
-  local fence = tonumber(redis.call('HGET', state, 'fence')) or 0
+-- Lends `permits` of the capacity `cap` to `token` until `ends` (server ms), after the fence `last` (a number).
+-- A semaphore's permits and a writer (the whole capacity) get the next fencing token; a reader gets the last one
+-- issued, which the next writer's exceeds. Returns the holder's fence, which is the last one issued after it. The
+-- caller writes "used", and makes the keys outlive the lease (retain).
+local function lend(state, holders, token, permits, ends, cap, kind, last)
+  local fence = last
   if kind == 's' or permits >= cap then
-    fence = next_fence(fence)
-    redis.call('HSET', state, 'fence', fence_text(fence))
+    fence = next_fence(last)
+    redis.call('HSET', state, 'fence', fence_text(fence), token, permits .. ':' .. fence_text(fence))
+  else
+    redis.call('HSET', state, token, permits .. ':' .. fence_text(fence))
   end
-  redis.call('HSET', state, token, permits .. ':' .. fence_text(fence))
-  redis.call('HINCRBY', state, 'used', permits)
-  redis.call('ZADD', holders, now_ms() + lease, token)
-  redis.call('PEXPIRE', state, retention + lease)
-  redis.call('PEXPIRE', holders, retention + lease)
+  redis.call('ZADD', holders, ends, token)
   return fence
+end
+
+-- Keeps the state and the holders `retention` ms past a lease that ends at `ends` (server ms).
+local function retain(state, holders, ends, retention)
+  local ttl = retention + math.max(ends - now_ms(), 0)
+  redis.call('PEXPIRE', state, ttl)
+  redis.call('PEXPIRE', holders, ttl)
 end
 
 -- A registration's permits and client id, from queue.lua's client part.
@@ -69,28 +76,76 @@ local function split_client(client)
   return tonumber(permits), id
 end
 
--- Lends to the queue's oldest live waiters, in order, while their permits fit; each is told on its client's channel
--- ("<channel>:<client id>") as "<token>:<fence>:<arm>". A waiter that does not fit stops the grants, so that a
--- large request is not passed by smaller ones, nor a writer by readers. Returns the permits lent after.
-local function grant_waiters(state, holders, queue, registrations, used, cap, kind, retention, channel, publish)
-  while true do
+-- Joins `token` to the queue at its tail, counted for its client `id`, unless it is queued already (it keeps its
+-- place), and proves it alive for `life` ms. When it joined now, returns its score and how many waiters of other
+-- clients were queued then, all of them ahead of it; nothing when it kept its place.
+local function enqueue(queue, registrations, token, life, grant, arm, permits, id)
+  local ms, us = now_ms(), now_us()
+  local tail = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')
+  local score = math.max(us, tail[2] and tonumber(tail[2]) + 1 or 0)
+  local added = redis.call('ZADD', queue, 'NX', score, token) == 1
+  redis.call('HSET', registrations, token, registration(ms + life, grant, arm, permits .. ':' .. id))
+  redis.call('PEXPIRE', queue, life)
+  redis.call('PEXPIRE', registrations, life)
+  if not added then return nil end
+  local own = redis.call('HINCRBY', registrations, '#' .. id, 1)
+  return score, redis.call('ZCARD', queue) - own
+end
+
+-- Removes a waiter's registration, `entry` as HGET read it (or nothing), and no longer counts it for its client.
+-- The caller removes it from the queue.
+local function unregister(registrations, token, entry)
+  redis.call('HDEL', registrations, token)
+  local id = entry and string.match(entry, '^%d+:%d+:%d+:%d+:(.*)$')
+  if id and redis.call('HINCRBY', registrations, '#' .. id, -1) <= 0 then
+    redis.call('HDEL', registrations, '#' .. id)
+  end
+end
+
+-- Removes `token` from the queue and its registration, if it is queued.
+local function dequeue(queue, registrations, token)
+  if redis.call('ZREM', queue, token) == 1 then
+    unregister(registrations, token, redis.call('HGET', registrations, token))
+  end
+end
+
+-- Lends to the queue's oldest live waiters, in order, while their permits fit in `used` of `cap`, after the fence
+-- `last` (nil: the state's, read when first needed); each is told "<token>:<fence>:<arm>" on its client's channel
+-- ("<channel>:<client id>"), but a waiter of the client `mine` (nil: none) is listed instead, for the caller's reply.
+-- A waiter that does not fit stops the grants, so that a large request is not passed by smaller ones, nor a writer
+-- by readers. Returns the permits lent after (which the caller writes as "used"), and the grants listed.
+local function grant_waiters(state, holders, queue, registrations, used, cap, kind, last, retention, channel,
+                             publish, mine)
+  local latest = 0
+  local listed = {}
+  while used < cap do
     local head = redis.call('ZRANGE', queue, 0, 0)[1]
     if not head then break end
-    local until_ms, grant, arm, client = parse_registration(redis.call('HGET', registrations, head))
+    local entry = redis.call('HGET', registrations, head)
+    local until_ms, grant, arm, client = parse_registration(entry)
     if until_ms and until_ms > now_ms() then
       local permits, id = split_client(client)
       if used + permits > cap then break end
       redis.call('ZREM', queue, head)
-      redis.call('HDEL', registrations, head)
-      local fence = lend(state, holders, head, permits, tonumber(grant), cap, kind, retention)
+      unregister(registrations, head, entry)
+      local ends = now_ms() + tonumber(grant)
+      last = last or tonumber(redis.call('HGET', state, 'fence')) or 0
+      last = lend(state, holders, head, permits, ends, cap, kind, last)
+      latest = math.max(latest, ends)
       used = used + permits
-      redis.call(publish, channel .. ':' .. id, head .. ':' .. fence_text(fence) .. ':' .. arm)
+      local grant = head .. ':' .. fence_text(last) .. ':' .. arm
+      if id == mine then
+        listed[#listed + 1] = grant
+      else
+        redis.call(publish, channel .. ':' .. id, grant)
+      end
     else
       redis.call('ZREM', queue, head)
-      redis.call('HDEL', registrations, head)
+      unregister(registrations, head, entry)
     end
   end
-  return used
+  if latest > 0 then retain(state, holders, latest, retention) end
+  return used, listed
 end
 
 -- How long until the first holder's lease ends (ms), or -1 with no holder: when a waiter tries again unless a release
