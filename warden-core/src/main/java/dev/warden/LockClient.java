@@ -100,7 +100,8 @@ public interface LockClient extends AutoCloseable {
     /**
      * Lists the locks under this client's key prefix that are held or have waiters, whose names match
      * {@code pattern}: each as {@link DistributedLock#inspect()} reads it. A free lock is not listed, also where its
-     * key is still kept as the fencing counter; nor are other kinds of locks.
+     * key is still kept as the fencing counter; nor are read-write locks and semaphores
+     * ({@link #readWriteLocks(String, int)}, {@link #semaphores(String, int)}).
      *
      * <p>The pattern is a glob over lock names, not keys: {@code *} matches any run of characters, {@code ?} one
      * character, {@code [abc]}, {@code [a-z]} and {@code [^abc]} one character of (or not of) a set, and {@code \}
@@ -157,6 +158,65 @@ public interface LockClient extends AutoCloseable {
      * @throws IllegalArgumentException if {@code pattern} is not a glob, or {@code limit} is not positive
      */
     CompletableFuture<List<LockInfo>> locksAsync(String pattern, int limit);
+
+    /**
+     * Lists the read-write locks under this client's key prefix that are held (by a writer or readers) or have
+     * waiters, whose names match {@code pattern}: each as {@link DistributedReadWriteLock#inspect()} reads it. It
+     * reads Redis as {@link #locks(String, int)} does, and matches names the same way; a quorum has no read-write
+     * locks, and lists none.
+     *
+     * @param pattern a glob over lock names, as for {@link #locks(String, int)}
+     * @param limit   the most locks to return, 1 or more
+     * @return the read-write locks found, sorted by name; immutable
+     * @throws NullPointerException     if {@code pattern} is null
+     * @throws IllegalArgumentException if {@code pattern} is not a glob, or {@code limit} is not positive
+     * @throws IllegalStateException    if the client is closed
+     * @throws LockException            if Redis fails, or the thread is interrupted (the flag is then set again)
+     * @throws LockTimeoutException     if Redis stops answering for twice the command timeout and a second
+     */
+    List<ReadWriteLockInfo> readWriteLocks(String pattern, int limit);
+
+    /**
+     * {@link #readWriteLocks(String, int)} without blocking the calling thread.
+     *
+     * @param pattern a glob over lock names; {@code "*"} for all
+     * @param limit   the most locks to return, 1 or more
+     * @return completes with the read-write locks found, sorted by name and immutable, on a thread of the client;
+     *         or exceptionally with a {@link LockException} if Redis fails, or an {@link IllegalStateException} if
+     *         the client is closed
+     * @throws NullPointerException     if {@code pattern} is null
+     * @throws IllegalArgumentException if {@code pattern} is not a glob, or {@code limit} is not positive
+     */
+    CompletableFuture<List<ReadWriteLockInfo>> readWriteLocksAsync(String pattern, int limit);
+
+    /**
+     * Lists the semaphores under this client's key prefix of which permits are held or that have waiters, whose
+     * names match {@code pattern}: each as {@link DistributedSemaphore#inspect()} reads it. It reads Redis as
+     * {@link #locks(String, int)} does, and matches names the same way; a quorum has no semaphores, and lists none.
+     *
+     * @param pattern a glob over semaphore names, as for {@link #locks(String, int)}
+     * @param limit   the most semaphores to return, 1 or more
+     * @return the semaphores found, sorted by name; immutable
+     * @throws NullPointerException     if {@code pattern} is null
+     * @throws IllegalArgumentException if {@code pattern} is not a glob, or {@code limit} is not positive
+     * @throws IllegalStateException    if the client is closed
+     * @throws LockException            if Redis fails, or the thread is interrupted (the flag is then set again)
+     * @throws LockTimeoutException     if Redis stops answering for twice the command timeout and a second
+     */
+    List<SemaphoreInfo> semaphores(String pattern, int limit);
+
+    /**
+     * {@link #semaphores(String, int)} without blocking the calling thread.
+     *
+     * @param pattern a glob over semaphore names; {@code "*"} for all
+     * @param limit   the most semaphores to return, 1 or more
+     * @return completes with the semaphores found, sorted by name and immutable, on a thread of the client; or
+     *         exceptionally with a {@link LockException} if Redis fails, or an {@link IllegalStateException} if the
+     *         client is closed
+     * @throws NullPointerException     if {@code pattern} is null
+     * @throws IllegalArgumentException if {@code pattern} is not a glob, or {@code limit} is not positive
+     */
+    CompletableFuture<List<SemaphoreInfo>> semaphoresAsync(String pattern, int limit);
 
     /**
      * Releases every lease this client still holds (waiting up to the command timeout), fails pending acquires

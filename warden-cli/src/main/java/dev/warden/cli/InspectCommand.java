@@ -5,6 +5,8 @@ import dev.warden.LockClient;
 import dev.warden.LockInfo;
 import dev.warden.ReadWriteLockInfo;
 import dev.warden.SemaphoreInfo;
+import java.io.PrintWriter;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -44,13 +46,7 @@ final class InspectCommand implements Callable<Integer> {
             out.println("lease left:    " + (info.held() ? Durations.format(info.remainingLease()) : "-"));
             out.println("last fence:    " + (info.lastFencingToken() == 0 ? "-" : info.lastFencingToken()));
             out.println("waiters:       " + info.waiters());
-            for (int i = 0; i < info.waiting().size(); i++) {
-                out.println(String.format(Locale.ROOT, "  %-12s %s", (i + 1) + ".",
-                        LocksView.printable(info.waiting().get(i).describe())));
-            }
-            if (info.waiters() > info.waiting().size() && !info.waiting().isEmpty()) {
-                out.println("  ...          and " + (info.waiters() - info.waiting().size()) + " more");
-            }
+            list(out, info.waiting(), info.waiters());
             out.println("longest wait:  " + info.longestWait().map(LocksView::duration).orElse("-"));
             // A quorum has locks only.
             if (!common.quorum) {
@@ -62,11 +58,17 @@ final class InspectCommand implements Callable<Integer> {
                             + (readWrite.writeLocked() && readWrite.readers() > 0 ? ", " : "")
                             + (readWrite.readers() > 0 ? "read-locked by " + readWrite.readers() + " readers" : "")
                             + (readWrite.writeLocked() || readWrite.readers() > 0 ? "" : "free"));
+                    out.println("writer:        " + readWrite.writer().map(Identity::describe)
+                            .map(LocksView::printable).orElse("-"));
+                    out.println("readers:       " + readWrite.readers());
+                    list(out, readWrite.reading(), readWrite.readers());
                     out.println("lease left:    " + (readWrite.writeLocked() || readWrite.readers() > 0
                             ? Durations.format(readWrite.longestLease()) : "-"));
                     out.println("last fence:    " + (readWrite.lastFencingToken() == 0 ? "-"
                             : readWrite.lastFencingToken()));
                     out.println("waiters:       " + readWrite.waiters());
+                    list(out, readWrite.waiting(), readWrite.waiters());
+                    out.println("longest wait:  " + readWrite.longestWait().map(LocksView::duration).orElse("-"));
                 }
                 // The permits asked for do not matter to inspect: it reports the number stored with the semaphore.
                 SemaphoreInfo semaphore = client.semaphore(name, 1).inspect();
@@ -74,15 +76,29 @@ final class InspectCommand implements Callable<Integer> {
                     out.println();
                     out.println("semaphore:     " + semaphore.available() + " of " + semaphore.permits()
                             + " permits free, " + semaphore.holders() + " holders");
+                    list(out, semaphore.holding(), semaphore.holders());
                     out.println("lease left:    " + (semaphore.holders() > 0
                             ? Durations.format(semaphore.longestLease()) : "-"));
                     out.println("last fence:    " + (semaphore.lastFencingToken() == 0 ? "-"
                             : semaphore.lastFencingToken()));
                     out.println("waiters:       " + semaphore.waiters());
+                    list(out, semaphore.waiting(), semaphore.waiters());
+                    out.println("longest wait:  " + semaphore.longestWait().map(LocksView::duration).orElse("-"));
                 }
             }
             out.flush();
             return ExitCodes.OK;
+        }
+    }
+
+    /** Prints who holds or waits, numbered, and how many more of {@code total} there are. */
+    private static void list(PrintWriter out, List<Identity> who, int total) {
+        for (int i = 0; i < who.size(); i++) {
+            out.println(String.format(Locale.ROOT, "  %-12s %s", (i + 1) + ".", LocksView.printable(who.get(i)
+                    .describe())));
+        }
+        if (total > who.size() && !who.isEmpty()) {
+            out.println("  ...          and " + (total - who.size()) + " more");
         }
     }
 }

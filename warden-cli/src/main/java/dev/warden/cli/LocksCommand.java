@@ -3,11 +3,14 @@ package dev.warden.cli;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
 import dev.warden.LockInfo;
+import dev.warden.ReadWriteLockInfo;
+import dev.warden.SemaphoreInfo;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
@@ -19,12 +22,14 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code warden locks [PATTERN]}: the locks under the prefix that are held or have waiters
- * ({@link LockClient#locks(String, int)}), as a table, as JSON, or refreshed in place with {@code --watch}.
+ * {@code warden locks [PATTERN]}: the locks, read-write locks and semaphores under the prefix that are held or have
+ * waiters ({@link LockClient#locks(String, int)}, {@link LockClient#readWriteLocks(String, int)},
+ * {@link LockClient#semaphores(String, int)}), as a table, as JSON, or refreshed in place with {@code --watch}.
  */
-@Command(name = "locks", description = {"List the locks under the key prefix that are held or have waiters: holder, "
-        + "held for, lease left, waiters, longest wait and fencing token, the longest waits first (then the most "
-        + "lease left). Reads Redis with SCAN and one short script per lock, never KEYS; on a cluster, every master.",
+@Command(name = "locks", description = {"List the locks, read-write locks and semaphores under the key prefix that "
+        + "are held or have waiters: kind, holder, held for, lease left, waiters, longest wait, fencing token and who "
+        + "holds them, the longest waits first (then the most lease left). Reads Redis with SCAN and one short script "
+        + "per lock, never KEYS; on a cluster, every master.",
         "With --watch, refreshes in place on a terminal like top; off a terminal, prints a listing per refresh."})
 final class LocksCommand implements Callable<Integer> {
     /** The shortest refresh interval: a listing reads every key under the prefix. */
@@ -57,7 +62,7 @@ final class LocksCommand implements Callable<Integer> {
     Integer count;
 
     @Option(names = "--limit", paramLabel = "N", defaultValue = "10000",
-            description = "the most locks to read per listing, 1 to 1000000 (default: ${DEFAULT-VALUE})")
+            description = "the most locks of each kind to read per listing, 1 to 1000000 (default: ${DEFAULT-VALUE})")
     int limit;
 
 
@@ -110,8 +115,19 @@ final class LocksCommand implements Callable<Integer> {
     private LocksView.Listing list(LockClient client) {
         Instant at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         long start = System.nanoTime();
+        List<LocksView.Row> rows = new ArrayList<>();
         List<LockInfo> locks = client.locks(pattern, limit);
-        return new LocksView.Listing(common.prefix, pattern, locks, locks.size() >= limit,
+        locks.forEach(info -> rows.add(LocksView.Row.of(info)));
+        boolean limitReached = locks.size() >= limit;
+        // A quorum has locks only.
+        if (!common.quorum) {
+            List<ReadWriteLockInfo> readWriteLocks = client.readWriteLocks(pattern, limit);
+            readWriteLocks.forEach(info -> rows.add(LocksView.Row.of(info)));
+            List<SemaphoreInfo> semaphores = client.semaphores(pattern, limit);
+            semaphores.forEach(info -> rows.add(LocksView.Row.of(info)));
+            limitReached |= readWriteLocks.size() >= limit || semaphores.size() >= limit;
+        }
+        return new LocksView.Listing(common.prefix, pattern, rows, limitReached,
                 Duration.ofNanos(System.nanoTime() - start), at);
     }
 

@@ -2,6 +2,8 @@ package dev.warden.cli;
 
 import dev.warden.Identity;
 import dev.warden.LockInfo;
+import dev.warden.ReadWriteLockInfo;
+import dev.warden.SemaphoreInfo;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -11,24 +13,87 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * How {@code warden locks} shows a listing: a table for people, plain or as a terminal's refreshing top-like view,
+ * How {@code warden locks} shows a listing of locks of every kind: a table for people, plain or as a terminal's refreshing top-like view,
  * or JSON for scripts (docs/design.md, "Listing locks"). Rows come most contended first: the locks whose waiters
  * have waited longest, then (where no wait is known: nobody queues, or waiters that do not queue) the locks with the
  * most lease left, then by name.
  */
 final class LocksView {
+    /**
+     * One row of the view: a lock of any kind, as the columns show it.
+     *
+     * @param kind        "lock", "read-write" or "semaphore"
+     * @param name        the lock's name
+     * @param holder      what holds it, in brief: a lock's holder's token start; "write", "N read", or both as
+     *                    "write+Nr", for a read-write lock; "used/permits" for a semaphore; empty when free
+     * @param heldFor     how long the holder has held it, where known
+     * @param leaseLeft   the (longest) lease left, empty when free
+     * @param waiters     how many wait
+     * @param longestWait how long the longest waiter has waited, where known
+     * @param fence       the last fencing token, 0 if none
+     * @param holders     how many leases hold it
+     * @param heldBy      who holds it, the first named holder where it has several
+     * @param waiting     who waits, longest first, as far as named
+     * @param extra       the kind's own fields for JSON, as {@code "name": value} pairs, or ""
+     */
+    record Row(String kind, String name, Optional<String> holder, Optional<Duration> heldFor,
+               Optional<Duration> leaseLeft, int waiters, Optional<Duration> longestWait, long fence, int holders,
+               Optional<Identity> heldBy, List<Identity> waiting, String extra) {
+        static Row of(LockInfo info) {
+            return new Row("lock", info.name(), info.holder(), info.heldFor(),
+                    info.held() ? Optional.of(info.remainingLease()) : Optional.empty(), info.waiters(),
+                    info.longestWait(), info.lastFencingToken(), info.held() ? 1 : 0, info.holderIdentity(),
+                    info.waiting(), "");
+        }
+
+        static Row of(ReadWriteLockInfo info) {
+            int holders = info.readers() + (info.writeLocked() ? 1 : 0);
+            // "write", "3 read", or "write+1r" for a writer that downgraded (or is about to).
+            String holder = !info.writeLocked() ? info.readers() + " read"
+                    : info.readers() > 0 ? "write+" + info.readers() + "r" : "write";
+            Optional<Identity> first = info.writer().or(() -> info.reading().stream().findFirst());
+            return new Row("read-write", info.name(), holders > 0 ? Optional.of(holder) : Optional.empty(),
+                    Optional.empty(), holders > 0 ? Optional.of(info.longestLease()) : Optional.empty(),
+                    info.waiters(), info.longestWait(), info.lastFencingToken(), holders, first, info.waiting(),
+                    "\"writeLocked\": " + info.writeLocked() + ", \"readers\": " + info.readers()
+                            + ", \"writer\": " + info.writer().map(LocksView::json).orElse("null")
+                            + ", \"reading\": " + json(info.reading()));
+        }
+
+        static Row of(SemaphoreInfo info) {
+            return new Row("semaphore", info.name(),
+                    info.holders() > 0 ? Optional.of((info.permits() - info.available()) + "/" + info.permits())
+                            : Optional.empty(), Optional.empty(),
+                    info.holders() > 0 ? Optional.of(info.longestLease()) : Optional.empty(), info.waiters(),
+                    info.longestWait(), info.lastFencingToken(), info.holders(), info.holding().stream().findFirst(),
+                    info.waiting(), "\"permits\": " + info.permits() + ", \"available\": " + info.available()
+                            + ", \"holding\": " + json(info.holding()));
+        }
+
+        /** @return whether someone holds it */
+        boolean held() {
+            return holders > 0;
+        }
+
+        /** @return who holds it, for people: the first holder, and how many more there are */
+        Optional<String> describeHolders() {
+            return heldBy.map(who -> printable(who.describe()) + (holders > 1 ? " and " + (holders - 1) + " more"
+                    : ""));
+        }
+    }
+
     /** Longest wait first; unknown waits after every known one, by lease left, longest first; then by name. */
-    static final Comparator<LockInfo> ORDER = Comparator
-            .comparing((LockInfo info) -> info.longestWait().orElse(null),
-                    Comparator.nullsLast(Comparator.reverseOrder()))
-            .thenComparing(LockInfo::remainingLease, Comparator.reverseOrder())
-            .thenComparing(LockInfo::name);
+    static final Comparator<Row> ORDER = Comparator
+            .comparing((Row row) -> row.longestWait().orElse(null), Comparator.nullsLast(Comparator.reverseOrder()))
+            .thenComparing(row -> row.leaseLeft().orElse(Duration.ZERO), Comparator.reverseOrder())
+            .thenComparing(Row::name)
+            .thenComparing(Row::kind);
 
     /**
      * The columns after the name: the holder's token's start, then the figures; who holds it comes last, where a
      * narrow terminal cuts it first.
      */
-    private static final String COLUMNS = "  %-8s  %8s  %10s  %7s  %12s  %-16s  %s";
+    private static final String COLUMNS = "  %-10s  %-9s  %8s  %10s  %7s  %12s  %-16s  %s";
     /** The widest a name's column grows; a longer name makes its row wider (in a table) or is cut (in a frame). */
     static final int MAX_NAME_WIDTH = 48;
     /** Clears a terminal and puts the cursor at its top left. */
@@ -45,16 +110,16 @@ final class LocksView {
     /**
      * One listing, as {@code warden locks} shows it.
      *
-     * @param locks        the locks, in any order
-     * @param limitReached whether the listing stopped at its limit, so that more locks may match
+     * @param locks        the locks of every kind, in any order
+     * @param limitReached whether a listing stopped at its limit, so that more locks may match
      * @param took         how long the listing took
      * @param at           when it was taken
      */
-    record Listing(String prefix, String pattern, List<LockInfo> locks, boolean limitReached, Duration took,
+    record Listing(String prefix, String pattern, List<Row> locks, boolean limitReached, Duration took,
                    Instant at) {
         /** @return the locks, most contended first ({@link #ORDER}) */
-        List<LockInfo> sorted() {
-            List<LockInfo> sorted = new ArrayList<>(locks);
+        List<Row> sorted() {
+            List<Row> sorted = new ArrayList<>(locks);
             sorted.sort(ORDER);
             return sorted;
         }
@@ -69,11 +134,11 @@ final class LocksView {
     /** The listing as a table, a line per lock under a header, then a summary line; or the summary alone. */
     static String table(Listing listing) {
         StringBuilder out = new StringBuilder();
-        List<LockInfo> sorted = listing.sorted();
+        List<Row> sorted = listing.sorted();
         if (!sorted.isEmpty()) {
             int width = nameWidth(sorted);
             out.append(header(width)).append('\n');
-            for (LockInfo info : sorted) {
+            for (Row info : sorted) {
                 out.append(row(info, width, false)).append('\n');
             }
         }
@@ -89,7 +154,7 @@ final class LocksView {
         lines.add("warden locks: every " + duration(interval) + ", Ctrl-C to stop");
         lines.add(listing.summary());
         lines.add("");
-        List<LockInfo> sorted = listing.sorted();
+        List<Row> sorted = listing.sorted();
         if (!sorted.isEmpty()) {
             int room = Math.max(1, rows - lines.size() - 2);
             int shown = sorted.size() <= room ? sorted.size() : room - 1;
@@ -119,19 +184,21 @@ final class LocksView {
                 .append(", \"limitReached\": ").append(listing.limitReached())
                 .append(", \"locks\": [");
         String separator = "";
-        for (LockInfo info : listing.sorted()) {
-            out.append(separator).append("{\"name\": ").append(DoctorJson.string(info.name()))
+        for (Row info : listing.sorted()) {
+            out.append(separator).append("{\"kind\": ").append(DoctorJson.string(info.kind()))
+                    .append(", \"name\": ").append(DoctorJson.string(info.name()))
                     .append(", \"held\": ").append(info.held())
+                    .append(", \"holders\": ").append(info.holders())
                     .append(", \"holder\": ").append(info.holder().map(DoctorJson::string).orElse("null"))
                     .append(", \"heldForMillis\": ").append(millis(info.heldFor()))
-                    .append(", \"leaseLeftMillis\": ").append(info.held() ? info.remainingLease().toMillis() : "null")
+                    .append(", \"leaseLeftMillis\": ").append(millis(info.leaseLeft()))
                     .append(", \"waiters\": ").append(info.waiters())
                     .append(", \"longestWaitMillis\": ").append(millis(info.longestWait()))
-                    .append(", \"fence\": ").append(info.lastFencingToken() == 0 ? "null" : info.lastFencingToken())
-                    .append(", \"heldBy\": ").append(info.holderIdentity().map(LocksView::json).orElse("null"))
-                    .append(", \"waiting\": [")
-                    .append(String.join(", ", info.waiting().stream().map(LocksView::json).toList()))
-                    .append("]}");
+                    .append(", \"fence\": ").append(info.fence() == 0 ? "null" : info.fence())
+                    .append(", \"heldBy\": ").append(info.heldBy().map(LocksView::json).orElse("null"))
+                    .append(", \"waiting\": ").append(json(info.waiting()))
+                    .append(info.extra().isEmpty() ? "" : ", " + info.extra())
+                    .append("}");
             separator = ", ";
         }
         return out.append("]}\n").toString();
@@ -147,36 +214,40 @@ final class LocksView {
                 + ", \"thread\": " + who.threadName().map(DoctorJson::string).orElse("null") + "}";
     }
 
+    /** Holders or waiters as a JSON array. */
+    static String json(List<Identity> who) {
+        return "[" + String.join(", ", who.stream().map(LocksView::json).toList()) + "]";
+    }
+
     private static String millis(Optional<Duration> duration) {
         return duration.map(d -> Long.toString(d.toMillis())).orElse("null");
     }
 
     /** The name column's width: the longest name's, at most {@link #MAX_NAME_WIDTH}. */
-    private static int nameWidth(List<LockInfo> locks) {
+    private static int nameWidth(List<Row> locks) {
         int width = "NAME".length();
-        for (LockInfo info : locks) {
+        for (Row info : locks) {
             width = Math.max(width, Math.min(MAX_NAME_WIDTH, printable(info.name()).length()));
         }
         return width;
     }
 
     private static String header(int nameWidth) {
-        return String.format(Locale.ROOT, "%-" + nameWidth + "s" + COLUMNS, "NAME", "HOLDER", "HELD FOR",
+        return String.format(Locale.ROOT, "%-" + nameWidth + "s" + COLUMNS, "NAME", "KIND", "HOLDER", "HELD FOR",
                 "LEASE LEFT", "WAITERS", "LONGEST WAIT", "FENCE", "HELD BY").stripTrailing();
     }
 
     /** A lock's row; with {@code cut}, a name wider than its column is cut to it, ending in "~". */
-    private static String row(LockInfo info, int nameWidth, boolean cut) {
+    private static String row(Row info, int nameWidth, boolean cut) {
         String name = printable(info.name());
         if (cut && name.length() > nameWidth) {
             name = name.substring(0, nameWidth - 1) + "~";
         }
-        return String.format(Locale.ROOT, "%-" + nameWidth + "s" + COLUMNS, name,
+        return String.format(Locale.ROOT, "%-" + nameWidth + "s" + COLUMNS, name, info.kind(),
                 info.holder().orElse("-"), info.heldFor().map(LocksView::duration).orElse("-"),
-                info.held() ? duration(info.remainingLease()) : "-", info.waiters(),
+                info.leaseLeft().map(LocksView::duration).orElse("-"), info.waiters(),
                 info.longestWait().map(LocksView::duration).orElse("-"),
-                info.lastFencingToken() == 0 ? "-" : Long.toString(info.lastFencingToken()),
-                info.holderIdentity().map(Identity::describe).map(LocksView::printable).orElse("-"));
+                info.fence() == 0 ? "-" : Long.toString(info.fence()), info.describeHolders().orElse("-"));
     }
 
     /** A name with its control characters written as {@code \xNN}, so that each lock stays on its line. */

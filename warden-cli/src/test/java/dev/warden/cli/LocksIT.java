@@ -32,11 +32,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 @Timeout(180)
 class LocksIT {
     /**
-     * A table row: the name (which may have spaces), holder, held for, lease left, waiters, longest wait, fence, and
-     * who holds it (with spaces).
+     * A table row: the name (which may have spaces), kind, holder (a read-write lock's "3 read" has one), held for,
+     * lease left, waiters, longest wait, fence, and who holds it (with spaces).
      */
-    private static final Pattern ROW = Pattern.compile(
-            "^(.+?) +(\\S+) +(\\S+) +(\\S+) +(\\d+) +(\\S+) +(\\S+) +(-|\\S+ \\(.*\\))$", Pattern.MULTILINE);
+    private static final Pattern ROW = Pattern.compile("^(.+?) +(lock|read-write|semaphore) +(\\d+ read|\\S+) +(\\S+) "
+            + "+(\\S+) +(\\d+) +(\\S+) +(\\S+) +(-|.+ \\(.*\\)(?: and \\d+ more)?)$", Pattern.MULTILINE);
     @RegisterExtension
     static final RedisServerExtension REDIS = new RedisServerExtension();
     private final List<AutoCloseable> resources = new ArrayList<>();
@@ -69,13 +69,16 @@ class LocksIT {
         return Cli.run(all.toArray(String[]::new));
     }
 
-    /** The table's rows by name: each the row's other columns, in order. */
+    /**
+     * The table's rows by name (a lock's), or by name and kind ("name [semaphore]"): each the row's columns after
+     * the kind, in order.
+     */
     private static Map<String, List<String>> rows(Cli.Result result) {
         Map<String, List<String>> rows = new LinkedHashMap<>();
         Matcher m = ROW.matcher(result.out());
         while (m.find()) {
-            rows.put(m.group(1), List.of(m.group(2), m.group(3), m.group(4), m.group(5), m.group(6), m.group(7),
-                    m.group(8)));
+            rows.put(m.group(2).equals("lock") ? m.group(1) : m.group(1) + " [" + m.group(2) + "]", List.of(m.group(3),
+                    m.group(4), m.group(5), m.group(6), m.group(7), m.group(8), m.group(9)));
         }
         return rows;
     }
@@ -102,7 +105,8 @@ class LocksIT {
         assertThat(result.exit()).as("%s", result).isZero();
         assertThat(result.err()).as("%s", result).isEmpty();
         assertThat(result.out())
-                .startsWith("NAME       HOLDER    HELD FOR  LEASE LEFT  WAITERS  LONGEST WAIT  FENCE             HELD BY\n");
+                .startsWith("NAME       KIND        HOLDER     HELD FOR  LEASE LEFT  WAITERS  LONGEST WAIT  FENCE"
+                        + "             HELD BY\n");
         Map<String, List<String>> rows = rows(result);
         // The waited-for lock first; then by lease left, the longest first. The free lock is not listed.
         assertThat(rows.keySet()).as("%s", result).containsExactly("reports", "orders:42", "jobs:{7}");
@@ -129,6 +133,62 @@ class LocksIT {
         assertThat(inspect.out()).contains("holder:        " + reports.get(0)).containsPattern("longest wait:  \\d")
                 .contains("held by:       " + reports.get(6) + "\n")
                 .containsPattern("waiters:       1\\R  1\\.  +warden-[A-Za-z0-9_-]{6} \\(.+, pid \\d+, thread ");
+        waiting.cancel(true);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void readWriteLocksAndSemaphoresAreListedBesideLocksWithWhoHoldsThem() throws Exception {
+        client.lock("orders").tryAcquire().orElseThrow();
+        client.readWriteLock("orders").readLock().tryAcquire().orElseThrow();
+        client.readWriteLock("orders").readLock().tryAcquire().orElseThrow();
+        client.readWriteLock("catalog").writeLock().tryAcquire().orElseThrow();
+        client.semaphore("pool", 3).tryAcquire(2).orElseThrow();
+        client.semaphore("idle", 3).tryAcquire(1).orElseThrow().close();
+        LockClient other = client(LockConfig.builder().redisUri(server.uri()));
+        CompletableFuture<Optional<Lease>> waiting = other.semaphore("pool", 3).tryAcquireAsync(2,
+                Duration.ofSeconds(60));
+        long bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while ((client.semaphore("pool", 3).inspect().waiters() == 0 || client.readWriteLock("catalog").inspect()
+                .writer().flatMap(Identity::threadName).isEmpty()) && System.nanoTime() < bound) {
+            Thread.sleep(10);
+        }
+
+        Cli.Result result = locks();
+
+        assertThat(result.exit()).as("%s", result).isZero();
+        Map<String, List<String>> rows = rows(result);
+        // The waited-for semaphore first; the idle semaphore is not listed.
+        assertThat(rows.keySet()).as("%s", result).containsExactlyInAnyOrder("pool [semaphore]", "orders",
+                "orders [read-write]", "catalog [read-write]");
+        assertThat(rows.keySet().iterator().next()).isEqualTo("pool [semaphore]");
+        String thread = Pattern.quote(Thread.currentThread().getName());
+        assertThat(rows.get("pool [semaphore]")).startsWith("2/3").contains("1")
+                .last().asString().matches("warden-\\S+ \\(.+, thread " + thread + "\\)");
+        assertThat(rows.get("orders [read-write]").get(0)).isEqualTo("2 read");
+        assertThat(rows.get("orders [read-write]").get(6)).endsWith("thread " + Thread.currentThread().getName()
+                + ") and 1 more");
+        assertThat(rows.get("catalog [read-write]").get(0)).isEqualTo("write");
+        assertThat(rows.get("catalog [read-write]").get(5)).matches("\\d{16}");
+        assertThat(result.out()).contains("4 locks held or waited for");
+
+        Map<String, Object> doc = (Map<String, Object>) Json.parse(locks("--json").out());
+        List<Map<String, Object>> locks = (List<Map<String, Object>>) doc.get("locks");
+        assertThat(locks).extracting(l -> l.get("kind") + " " + l.get("name")).containsExactlyInAnyOrder(
+                "semaphore pool", "lock orders", "read-write orders", "read-write catalog");
+        Map<String, Object> pool = locks.stream().filter(l -> l.get("name").equals("pool")).findFirst().orElseThrow();
+        assertThat(pool).containsEntry("permits", 3L).containsEntry("available", 1L).containsEntry("waiters", 1L)
+                .containsEntry("holders", 1L);
+        assertThat((List<Object>) pool.get("holding")).hasSize(1);
+        assertThat((List<Object>) pool.get("waiting")).hasSize(1);
+        assertThat((Long) pool.get("longestWaitMillis")).isNotNull();
+
+        Cli.Result inspect = Cli.run("inspect", "orders", "--redis", server.uri());
+        assertThat(inspect.out()).as("%s", inspect).containsPattern("readers:       2\\R  1\\.  +warden-\\S+ \\(.+, "
+                + "thread " + thread + "\\)\\R  2\\.  ");
+        Cli.Result pools = Cli.run("inspect", "pool", "--redis", server.uri());
+        assertThat(pools.out()).as("%s", pools).containsPattern("1 of 3 permits free, 1 holders\\R  1\\.  +warden-")
+                .containsPattern("waiters:       1\\R  1\\.  +warden-");
         waiting.cancel(true);
     }
 

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.warden.Identity;
 import dev.warden.LockInfo;
+import dev.warden.ReadWriteLockInfo;
+import dev.warden.SemaphoreInfo;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -21,7 +23,11 @@ class LocksViewTest {
     }
 
     private static LocksView.Listing listing(List<LockInfo> locks) {
-        return new LocksView.Listing("warden:", "*", locks, false, Duration.ofMillis(12),
+        return rows(locks.stream().map(LocksView.Row::of).toList());
+    }
+
+    private static LocksView.Listing rows(List<LocksView.Row> rows) {
+        return new LocksView.Listing("warden:", "*", rows, false, Duration.ofMillis(12),
                 Instant.parse("2026-01-02T03:04:05Z"));
     }
 
@@ -29,7 +35,7 @@ class LocksViewTest {
     void theLongestWaitComesFirstThenTheMostLeaseLeftThenTheName() {
         List<LockInfo> locks = List.of(lock("b", 10, null), lock("a", 10, null), lock("short-wait", 5, 200L),
                 lock("long-wait", 1, 9_000L), lock("long-lease", 50, null), lock("free-waited", 0, 100L));
-        assertThat(listing(locks).sorted()).extracting(LockInfo::name)
+        assertThat(listing(locks).sorted()).extracting(LocksView.Row::name)
                 .containsExactly("long-wait", "short-wait", "free-waited", "long-lease", "a", "b");
     }
 
@@ -46,9 +52,9 @@ class LocksViewTest {
     void aTableRowPerLockUnderAHeaderAndControlCharactersEscaped() {
         String table = LocksView.table(listing(List.of(lock("two\nlines", 30, null))));
         assertThat(table.lines()).hasSize(3);
-        assertThat(table).startsWith("NAME          HOLDER    HELD FOR  LEASE LEFT  WAITERS  LONGEST WAIT  FENCE"
-                + "             HELD BY\n"
-                + "two\\x0alines  abcdefgh         -       30.0s        0             -  -                 -\n"
+        assertThat(table).startsWith("NAME          KIND        HOLDER     HELD FOR  LEASE LEFT  WAITERS  LONGEST WAIT"
+                + "  FENCE             HELD BY\n"
+                + "two\\x0alines  lock        abcdefgh          -       30.0s        0             -  -                 -\n"
                 + "1 lock held or waited for under prefix 'warden:' matching '*' (read in 12ms at "
                 + "2026-01-02T03:04:05Z)\n");
         assertThat(LocksView.table(listing(List.of()))).startsWith("0 locks held");
@@ -87,5 +93,33 @@ class LocksViewTest {
                         .hasSizeLessThan(40));
         assertThat(LocksView.frame(listing(locks.subList(0, 3)), Duration.ofSeconds(2), 12, 200))
                 .doesNotContain("more");
+    }
+
+    @Test
+    void readWriteLocksAndSemaphoresAreRowsOfTheirKindNamingTheirFirstHolder() {
+        Identity writer = new Identity("AbC123", 31, Optional.of("orders"), Optional.of("host-a"),
+                OptionalLong.of(4211), Optional.of("writer-1"));
+        Identity reader = new Identity("XyZ789", 7, Optional.empty(), Optional.empty(), OptionalLong.empty(),
+                Optional.of("reader-1"));
+        ReadWriteLockInfo readWrite = new ReadWriteLockInfo("orders", 2, true, Duration.ofSeconds(20), 1732L, 1,
+                Optional.of(Duration.ofSeconds(3)), Optional.of(writer), List.of(reader, reader), List.of(reader));
+        SemaphoreInfo semaphore = new SemaphoreInfo("pool", 5, 2, 2, Duration.ofSeconds(9), 1733L, 0,
+                Optional.empty(), List.of(reader, writer), List.of());
+        LocksView.Listing listing = rows(List.of(LocksView.Row.of(semaphore), LocksView.Row.of(readWrite)));
+
+        List<String> lines = LocksView.table(listing).lines().toList();
+        assertThat(lines).hasSize(4);
+        // The waited-for read-write lock first; its holders: the writer and two readers.
+        assertThat(lines.get(1)).startsWith("orders  read-write  write+2r").contains("3.0s")
+                .endsWith("orders-AbC123 (host-a, pid 4211, thread writer-1) and 2 more");
+        assertThat(lines.get(2)).startsWith("pool    semaphore   3/5").contains("9.0s", "1733")
+                .endsWith("client XyZ789 (thread reader-1) and 1 more");
+        assertThat(lines.get(3)).startsWith("2 locks held");
+        String json = LocksView.json(listing);
+        assertThat(json).contains("{\"kind\": \"read-write\", \"name\": \"orders\", \"held\": true, "
+                + "\"holders\": 3, ");
+        assertThat(json).contains("\"writeLocked\": true, \"readers\": 2, \"writer\": {\"client\": \"AbC123\"");
+        assertThat(json).contains("{\"kind\": \"semaphore\", \"name\": \"pool\"");
+        assertThat(json).contains("\"permits\": 5, \"available\": 2, \"holding\": [{\"client\": \"XyZ789\"");
     }
 }

@@ -9,6 +9,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * Names the holder and the waiters of inspected locks from their clients' identity records ({@link IdentityRecord}):
@@ -27,9 +28,19 @@ final class IdentityReader {
 
     /** @return the lock's state for the API, with the identities of its holder and waiters */
     CompletableFuture<LockInfo> info(String name, Replies.State state) {
-        Set<Tokens.Origin> origins = state.origins();
+        return named(state.origins(), identities -> state.info(name, identities));
+    }
+
+    /**
+     * Reads the records that name {@code origins}, then builds what needs their identities.
+     *
+     * @param build makes the result from each origin's identity (an identity with only the origin's tag and thread
+     *              where its client has no record)
+     * @return completes with what {@code build} made, at once where there are no origins
+     */
+    <T> CompletableFuture<T> named(Set<Tokens.Origin> origins, Function<Map<Tokens.Origin, Identity>, T> build) {
         if (origins.isEmpty()) {
-            return CompletableFuture.completedFuture(state.info(name, Map.of()));
+            return CompletableFuture.completedFuture(build.apply(Map.of()));
         }
         Map<Tokens.Origin, CompletableFuture<Map<String, String>>> reads = new HashMap<>();
         for (Tokens.Origin origin : origins) {
@@ -39,7 +50,7 @@ final class IdentityReader {
         return CompletableFuture.allOf(reads.values().toArray(CompletableFuture[]::new)).thenApply(done -> {
             Map<Tokens.Origin, Identity> identities = new HashMap<>();
             reads.forEach((origin, read) -> identities.put(origin, identity(origin, read.join())));
-            return state.info(name, identities);
+            return build.apply(identities);
         });
     }
 

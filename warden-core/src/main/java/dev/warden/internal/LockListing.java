@@ -4,6 +4,8 @@ import dev.warden.LockConnectionException;
 import dev.warden.LockException;
 import dev.warden.LockInfo;
 import dev.warden.LockTimeoutException;
+import dev.warden.ReadWriteLockInfo;
+import dev.warden.SemaphoreInfo;
 import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.KeyScanCursor;
@@ -25,16 +27,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One listing of locks ({@link dev.warden.LockClient#locks(String, int)}): {@code SCAN} every master of every
- * source with {@code MATCH} and a bounded {@code COUNT} ({@value #SCAN_COUNT}), never {@code KEYS}; read each key
- * back into a lock name ({@link LockKeys#parse}), keep the lock keys of mutexes whose names match the glob, and
- * inspect each with the inspect script on its source; keep the locks that are held or have waiters, each once, up
- * to the limit.
+ * One listing of locks of one kind ({@link Kind}: the mutexes of {@link dev.warden.LockClient#locks(String, int)},
+ * the read-write locks and semaphores of {@code readWriteLocks} and {@code semaphores}): {@code SCAN} every master
+ * of every source with {@code MATCH} and a bounded {@code COUNT} ({@value #SCAN_COUNT}), never {@code KEYS}; read
+ * each key back into a lock name ({@link LockKeys#parse}), keep the keys of the kind whose names match the glob,
+ * and inspect each with the kind's inspect script on its source; keep the locks that are held or have waiters, each
+ * once, up to the limit.
  *
  * <p>Each master is read a page at a time, its inspections pipelined but at most {@value #WINDOW} in flight, the next
  * page's {@code SCAN} sent once the page's last inspections are on their way. So a listing has at most that many
@@ -49,7 +53,7 @@ import org.slf4j.LoggerFactory;
  * a listing keeps in memory is the locks it returns and the names of the locks some source showed held or waited
  * for, not the free locks' fencing counters it passes.
  */
-final class LockListing {
+final class LockListing<T> {
     private static final Logger LOG = LoggerFactory.getLogger(LockListing.class);
     /**
      * Keys per {@code SCAN}: Redis's time per call grows with it (it visits about this many hash buckets and
@@ -71,9 +75,29 @@ final class LockListing {
      *                reached
      * @param inspect reads the state of the named lock on this source; not counted in flight (the listing counts)
      */
-    record Source(CompletableFuture<List<RedisClusterAsyncCommands<String, String>>> masters,
-                  Function<String, CompletableFuture<LockInfo>> inspect) {
+    record Source<T>(CompletableFuture<List<RedisClusterAsyncCommands<String, String>>> masters,
+                     Function<String, CompletableFuture<T>> inspect) {
     }
+
+    /**
+     * What a listing lists: the locks of one kind, told apart by what their keys carry after the name's hash tag.
+     *
+     * @param suffix what a key of this kind carries after the tag: "" for a mutex's lock key ({@link LockKeys}),
+     *               a {@link ShareKeys.Kind}'s suffix for a shared lock's state
+     * @param listed whether a lock read belongs in the listing: held, or waited for
+     * @param name   the name of a lock read
+     */
+    record Kind<T>(String suffix, Predicate<T> listed, Function<T, String> name) {
+    }
+
+    /** Mutexes. */
+    static final Kind<LockInfo> LOCKS = new Kind<>("", info -> info.held() || info.waiters() > 0, LockInfo::name);
+    /** Read-write locks. */
+    static final Kind<ReadWriteLockInfo> READ_WRITE_LOCKS = new Kind<>(ShareKeys.Kind.READ_WRITE.suffix,
+            info -> info.writeLocked() || info.readers() > 0 || info.waiters() > 0, ReadWriteLockInfo::name);
+    /** Semaphores. */
+    static final Kind<SemaphoreInfo> SEMAPHORES = new Kind<>(ShareKeys.Kind.SEMAPHORE.suffix,
+            info -> info.holders() > 0 || info.waiters() > 0, SemaphoreInfo::name);
 
     private final String prefix;
     private final NamePattern pattern;
@@ -81,22 +105,24 @@ final class LockListing {
     private final int tolerated;
     private final int sources;
     private final InFlight inFlight;
-    private final Function<String, CompletableFuture<LockInfo>> confirm;
+    private final Kind<T> kind;
+    private final Function<String, CompletableFuture<T>> confirm;
     private final KeyScanArgs args;
     /** The names some source showed held or waited for: each is confirmed and kept once. */
     private final Set<String> seen = ConcurrentHashMap.newKeySet();
-    private final List<LockInfo> found = new ArrayList<>();
+    private final List<T> found = new ArrayList<>();
     /** Requests sent whose callbacks have not finished, plus the sources not resolved yet. */
     private final AtomicInteger pending = new AtomicInteger();
     private final AtomicInteger failedSources = new AtomicInteger();
-    private final CompletableFuture<List<LockInfo>> result = new CompletableFuture<>();
+    private final CompletableFuture<List<T>> result = new CompletableFuture<>();
     /** When the last request was answered, on {@link System#nanoTime()}: the blocking wait's sign of progress. */
     private volatile long lastAnswer = System.nanoTime();
     /** Set when the limit is reached, the listing failed, or its caller stopped waiting: nothing more is sent. */
     private volatile boolean stopped;
 
-    private LockListing(String prefix, NamePattern pattern, int limit, int tolerated, int sources, InFlight inFlight,
-                        Function<String, CompletableFuture<LockInfo>> confirm) {
+    private LockListing(Kind<T> kind, String prefix, NamePattern pattern, int limit, int tolerated, int sources,
+                        InFlight inFlight, Function<String, CompletableFuture<T>> confirm) {
+        this.kind = kind;
         this.prefix = prefix;
         this.sources = sources;
         this.pattern = pattern;
@@ -105,8 +131,9 @@ final class LockListing {
         this.inFlight = inFlight;
         this.confirm = confirm;
         // No TYPE filter: it costs Redis a quarter more per call, and the pattern lets through only keys that end
-        // with a tag, which Warden writes as strings; one of another type is passed over when inspected (WRONGTYPE).
-        this.args = KeyScanArgs.Builder.matches(pattern.keyPattern(prefix)).limit(SCAN_COUNT);
+        // with a tag and the kind's suffix, which Warden writes as one type; one of another type is passed over when
+        // inspected (WRONGTYPE).
+        this.args = KeyScanArgs.Builder.matches(pattern.keyPattern(prefix) + kind.suffix()).limit(SCAN_COUNT);
     }
 
     /**
@@ -117,8 +144,8 @@ final class LockListing {
      * @throws NullPointerException     if {@code pattern} is null
      * @throws IllegalArgumentException if {@code pattern} is not a glob, or {@code limit} is not positive
      */
-    static List<LockInfo> list(String pattern, int limit, BiFunction<NamePattern, Integer, LockListing> start,
-                               long stallNanos) {
+    static <T> List<T> list(String pattern, int limit, BiFunction<NamePattern, Integer, LockListing<T>> start,
+                            long stallNanos) {
         NamePattern glob = check(pattern, limit);
         return start.apply(glob, limit).await(stallNanos, describe(glob));
     }
@@ -127,9 +154,9 @@ final class LockListing {
      * {@link dev.warden.LockClient#locksAsync(String, int)}: checks the arguments (throwing, as {@link #list}),
      * then starts the listing; the future completes on {@code executor}, failed as the blocking form would throw.
      */
-    static CompletableFuture<List<LockInfo>> listAsync(String pattern, int limit,
-                                                      BiFunction<NamePattern, Integer, LockListing> start,
-                                                      Executor executor) {
+    static <T> CompletableFuture<List<T>> listAsync(String pattern, int limit,
+                                                   BiFunction<NamePattern, Integer, LockListing<T>> start,
+                                                   Executor executor) {
         NamePattern glob = check(pattern, limit);
         return Futures.publish(() -> start.apply(glob, limit).result(), executor, describe(glob));
     }
@@ -152,12 +179,14 @@ final class LockListing {
      *                  quorum's answer); null where there is one source, whose answer stands
      * @return the listing; {@link #result()} completes with the locks found, sorted by name
      */
-    static LockListing start(String prefix, NamePattern pattern, int limit, int tolerated, InFlight inFlight,
-                             List<Source> sources, Function<String, CompletableFuture<LockInfo>> confirm) {
-        LockListing listing = new LockListing(prefix, pattern, limit, tolerated, sources.size(), inFlight, confirm);
+    static <T> LockListing<T> start(Kind<T> kind, String prefix, NamePattern pattern, int limit, int tolerated,
+                                    InFlight inFlight, List<Source<T>> sources,
+                                    Function<String, CompletableFuture<T>> confirm) {
+        LockListing<T> listing = new LockListing<>(kind, prefix, pattern, limit, tolerated, sources.size(), inFlight,
+                confirm);
         listing.pending.set(sources.size());
-        for (Source source : sources) {
-            SourceState state = listing.new SourceState(source);
+        for (Source<T> source : sources) {
+            LockListing<T>.SourceState state = listing.new SourceState(source);
             source.masters().whenComplete((masters, error) -> listing.run(() -> {
                 if (error != null) {
                     state.failed(error);
@@ -175,7 +204,7 @@ final class LockListing {
     }
 
     /** @return completes with the locks found (held, or with waiters), sorted by name; immutable */
-    CompletableFuture<List<LockInfo>> result() {
+    CompletableFuture<List<T>> result() {
         return result;
     }
 
@@ -189,7 +218,7 @@ final class LockListing {
      * @throws LockException        if the listing failed, or the thread was interrupted (the flag is set again)
      * @throws IllegalStateException if the client is closed
      */
-    List<LockInfo> await(long stallNanos, String what) {
+    List<T> await(long stallNanos, String what) {
         while (true) {
             try {
                 return result.get(stallNanos, TimeUnit.NANOSECONDS);
@@ -224,10 +253,10 @@ final class LockListing {
 
     /** One source's part of the listing. */
     private final class SourceState {
-        private final Source source;
+        private final Source<T> source;
         private final AtomicBoolean failed = new AtomicBoolean();
 
-        SourceState(Source source) {
+        SourceState(Source<T> source) {
             this.source = source;
         }
 
@@ -291,13 +320,13 @@ final class LockListing {
                 }
             }
 
-            /** A page read: its mutex lock keys whose names match join the queue. */
+            /** A page read: its keys of the listing's kind whose names match join the queue. */
             private void page(KeyScanCursor<String> page) {
                 List<String> names = new ArrayList<>();
                 for (String key : page.getKeys()) {
                     LockKeys.Parsed parsed = LockKeys.parse(prefix, key);
-                    // Other lock kinds' keys (their own suffixes) and a mutex's other keys are not read here.
-                    if (parsed != null && parsed.mutex() && pattern.matches(parsed.name())) {
+                    // Other lock kinds' keys and a lock's other keys (their own suffixes) are not read here.
+                    if (parsed != null && parsed.suffix().equals(kind.suffix()) && pattern.matches(parsed.name())) {
                         names.add(parsed.name());
                     }
                 }
@@ -317,12 +346,13 @@ final class LockListing {
          *
          * @return completes with the lock's state, or null where it was read from all already
          */
-        private CompletableFuture<LockInfo> read(String name) {
-            CompletableFuture<LockInfo> local = source.inspect().apply(name);
+        private CompletableFuture<T> read(String name) {
+            CompletableFuture<T> local = source.inspect().apply(name);
             if (confirm == null) {
                 return local;
             }
-            return local.thenCompose(info -> !listed(info) || !seen.add(name) ? CompletableFuture.completedFuture(null)
+            return local.thenCompose(info -> !kind.listed().test(info) || !seen.add(name)
+                    ? CompletableFuture.<T>completedFuture(null)
                     : confirm.apply(name).handle((agreed, error) -> {
                         if (error != null) {
                             fail(error);
@@ -332,8 +362,8 @@ final class LockListing {
         }
 
         /** Keeps a lock read (or null), once, if it is held or waited for. */
-        private void found(LockInfo info) {
-            if (info != null && listed(info) && (confirm != null || seen.add(info.name()))) {
+        private void found(T info) {
+            if (info != null && kind.listed().test(info) && (confirm != null || seen.add(kind.name().apply(info)))) {
                 keep(info);
             }
         }
@@ -356,11 +386,6 @@ final class LockListing {
         }
     }
 
-    /** Whether a lock belongs in a listing: held, or waited for. */
-    private static boolean listed(LockInfo info) {
-        return info.held() || info.waiters() > 0;
-    }
-
     /**
      * Whether an inspection failed because the key is not a lock (anymore): a value Warden did not write, or a
      * lock's other key of another type; a listing passes over it.
@@ -372,7 +397,7 @@ final class LockListing {
     }
 
     /** Keeps a lock for the result, up to the limit, which stops the listing. */
-    private void keep(LockInfo info) {
+    private void keep(T info) {
         synchronized (found) {
             if (found.size() < limit) {
                 found.add(info);
@@ -424,11 +449,11 @@ final class LockListing {
     }
 
     private void finish() {
-        List<LockInfo> locks;
+        List<T> locks;
         synchronized (found) {
             locks = new ArrayList<>(found);
         }
-        locks.sort(Comparator.comparing(LockInfo::name));
+        locks.sort(Comparator.comparing(kind.name()));
         result.complete(List.copyOf(locks));
     }
 }

@@ -130,22 +130,31 @@ final class QuorumLockClient extends LockClientBase {
     /**
      * Lists the locks that a majority of the servers show held, or that have waiters: the names are the union of
      * every server's keys, and each lock some server shows held or waited for is read from all of them as
-     * {@link DistributedLock#inspect()} reads it. Up to as many servers as a majority can do without may fail.
+     * {@link DistributedLock#inspect()} reads it. Up to as many servers as a majority can do without may fail. A
+     * quorum has no shared locks: a listing of read-write locks or semaphores reads nothing and finds none.
      */
     @Override
-    LockListing listing(NamePattern glob, int limit) {
+    @SuppressWarnings("unchecked")
+    <T> LockListing<T> listing(LockListing.Kind<T> kind, NamePattern glob, int limit) {
         String prefix = config.keyPrefix();
-        List<LockListing.Source> sources = new ArrayList<>(nodes.size());
+        if (kind != LockListing.LOCKS) {
+            return LockListing.start(kind, prefix, glob, limit, 0, inFlight, List.of(), null);
+        }
+        return (LockListing<T>) locksListing(prefix, glob, limit);
+    }
+
+    private LockListing<LockInfo> locksListing(String prefix, NamePattern glob, int limit) {
+        List<LockListing.Source<LockInfo>> sources = new ArrayList<>(nodes.size());
         for (QuorumNode node : nodes) {
             try {
                 sources.add(node.server().listingSource(prefix));
             } catch (LockException e) {
                 // Not connected now (a reconnection is under way): a failed source, which a majority may do without.
-                sources.add(new LockListing.Source(CompletableFuture.failedFuture(e),
+                sources.add(new LockListing.Source<>(CompletableFuture.failedFuture(e),
                         name -> CompletableFuture.failedFuture(e)));
             }
         }
-        return LockListing.start(prefix, glob, limit, nodes.size() - majority(), inFlight, sources,
+        return LockListing.start(LockListing.LOCKS, prefix, glob, limit, nodes.size() - majority(), inFlight, sources,
                 name -> new QuorumLock(this, name).read());
     }
 

@@ -3,6 +3,7 @@ package dev.warden.internal;
 import dev.warden.DistributedLock;
 import dev.warden.DistributedReadWriteLock;
 import dev.warden.DistributedSemaphore;
+import dev.warden.Identity;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
 import dev.warden.LockException;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,6 +23,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -138,17 +142,58 @@ final class RedisLockClient extends LockClientBase {
         return awaitNanos;
     }
 
-    /** Lists from the deployment's masters, each lock read by the inspect script as {@link #inspect} does. */
+    /**
+     * Lists from the deployment's masters, each lock read as its kind's inspect does ({@link #inspect},
+     * {@link #inspectShare}), each client's identity record read once for the listing.
+     */
     @Override
-    LockListing listing(NamePattern glob, int limit) {
-        return LockListing.start(config.keyPrefix(), glob, limit, 0, inFlight,
-                List.of(server.listingSource(config.keyPrefix())), null);
+    <T> LockListing<T> listing(LockListing.Kind<T> kind, NamePattern glob, int limit) {
+        return LockListing.start(kind, config.keyPrefix(), glob, limit, 0, inFlight,
+                List.of(server.listingSource(reader(kind, identityReader()))), null);
+    }
+
+    /** @return how a listing of {@code kind} reads one lock, not counted in flight (the listing counts) */
+    @SuppressWarnings("unchecked")
+    private <T> Function<String, CompletableFuture<T>> reader(LockListing.Kind<T> kind, IdentityReader identities) {
+        String prefix = config.keyPrefix();
+        Function<String, CompletableFuture<?>> read;
+        if (kind == LockListing.LOCKS) {
+            read = name -> server.inspect(name, LockKeys.of(prefix, name), identities);
+        } else if (kind == LockListing.READ_WRITE_LOCKS) {
+            read = name -> readShare(ShareKeys.of(prefix, name, ShareKeys.Kind.READ_WRITE), identities,
+                    (state, named) -> state.readWrite(name, named));
+        } else {
+            read = name -> readShare(ShareKeys.of(prefix, name, ShareKeys.Kind.SEMAPHORE), identities,
+                    (state, named) -> state.semaphore(name, named));
+        }
+        return name -> (CompletableFuture<T>) read.apply(name);
+    }
+
+    /**
+     * Reads a shared lock's state, counted in flight: the inspections of {@link ShareLock}.
+     *
+     * @param build makes the caller's view of the state from it and the identities of its holders and waiters
+     */
+    <T> CompletableFuture<T> inspectShare(ShareKeys keys, IdentityReader identities,
+                                          BiFunction<Replies.ShareState, Map<Tokens.Origin, Identity>, T> build) {
+        return inFlight.track(InFlight.Kind.WORK, () -> readShare(keys, identities, build));
+    }
+
+    private <T> CompletableFuture<T> readShare(ShareKeys keys, IdentityReader identities,
+                                               BiFunction<Replies.ShareState, Map<Tokens.Origin, Identity>, T> build) {
+        return shareScripts.inspect(keys).thenCompose(state -> identities.named(state.origins(),
+                named -> build.apply(state, named)));
+    }
+
+    /** @return a reader of identity records for one inspection or listing: each client's record read once */
+    IdentityReader identityReader() {
+        return new IdentityReader(server.scripts(), config.keyPrefix());
     }
 
     /** Reads one lock's state, counted in flight: {@link DistributedLock#inspect()}. */
     CompletableFuture<LockInfo> inspect(String name, LockKeys keys) {
         return inFlight.track(InFlight.Kind.WORK,
-                () -> server.inspect(name, keys, new IdentityReader(server.scripts(), config.keyPrefix())));
+                () -> server.inspect(name, keys, identityReader()));
     }
 
     /**

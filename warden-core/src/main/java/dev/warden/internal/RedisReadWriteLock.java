@@ -1,6 +1,5 @@
 package dev.warden.internal;
 
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 import dev.warden.DistributedLock;
@@ -45,8 +44,7 @@ final class RedisReadWriteLock implements DistributedReadWriteLock {
     }
 
     private CompletableFuture<ReadWriteLockInfo> inspectRequest() {
-        return share.inspectRequest().thenApply(state -> new ReadWriteLockInfo(name(), state.holders() - state.whole(),
-                state.whole() > 0, Duration.ofMillis(state.leftMillis()), state.fence(), state.waiters()));
+        return share.inspectRequest((state, identities) -> state.readWrite(name(), identities));
     }
 
     @Override

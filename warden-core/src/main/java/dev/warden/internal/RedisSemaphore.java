@@ -94,9 +94,7 @@ final class RedisSemaphore implements DistributedSemaphore {
     }
 
     private CompletableFuture<SemaphoreInfo> inspectRequest() {
-        return share.inspectRequest().thenApply(state -> new SemaphoreInfo(name(), (int) state.capacity(),
-                (int) Math.max(state.capacity() - state.used(), 0), state.holders(),
-                Duration.ofMillis(state.leftMillis()), state.fence(), state.waiters()));
+        return share.inspectRequest((state, identities) -> state.semaphore(name(), identities));
     }
 
     @Override

@@ -3,6 +3,8 @@ package dev.warden.internal;
 import dev.warden.Identity;
 import dev.warden.LockException;
 import dev.warden.LockInfo;
+import dev.warden.ReadWriteLockInfo;
+import dev.warden.SemaphoreInfo;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -314,28 +316,108 @@ final class Replies {
      * The state of a shared lock as {@code share-inspect.lua} read it, counting only holders whose lease has not
      * ended.
      *
-     * @param capacity    the capacity stored with it (a semaphore's permits), 0 if none is stored
-     * @param used        the permits its holders have
-     * @param fence       the last fence issued, 0 if none
-     * @param holders     how many hold a share
-     * @param whole       how many of them hold the whole capacity (a read-write lock's writer)
-     * @param waiters     live waiter registrations
-     * @param leftMillis  the longest lease left among the holders, 0 with none
+     * @param capacity      the capacity stored with it (a semaphore's permits), 0 if none is stored
+     * @param used          the permits its holders have
+     * @param fence         the last fence issued, 0 if none
+     * @param holders       how many hold a share
+     * @param whole         how many of them hold the whole capacity (a read-write lock's writer)
+     * @param waiters       live waiter registrations
+     * @param leftMillis    the longest lease left among the holders, 0 with none
+     * @param nowMicros     the server's time when it read the lock, in µs
+     * @param arrivalMicros when the longest-waiting live waiter joined the queue (server µs), -1 if none
+     * @param wholeOrigins  the origins of the first holders of the whole capacity, where their tokens have one
+     * @param partOrigins   the origins of the first other holders, the leases that end soonest first
+     * @param waiting       the origins of the first live waiters, longest first
      */
-    record ShareState(long capacity, long used, long fence, int holders, int whole, int waiters, long leftMillis) {
+    record ShareState(long capacity, long used, long fence, int holders, int whole, int waiters, long leftMillis,
+                      long nowMicros, long arrivalMicros, List<Tokens.Origin> wholeOrigins,
+                      List<Tokens.Origin> partOrigins, List<Tokens.Origin> waiting) {
+        /** @return the origins of holders and waiters, whose identities the info methods need */
+        Set<Tokens.Origin> origins() {
+            Set<Tokens.Origin> origins = new HashSet<>(waiting);
+            origins.addAll(wholeOrigins);
+            origins.addAll(partOrigins);
+            return origins;
+        }
+
+        /** @return how long the longest-waiting live waiter has waited; empty if none waits */
+        Optional<Duration> longestWait() {
+            return arrivalMicros >= 0 && arrivalMicros <= nowMicros
+                    ? Optional.of(Duration.of(nowMicros - arrivalMicros, ChronoUnit.MICROS)) : Optional.empty();
+        }
+
+        /** @return the state as a read-write lock's, named {@code name}, its origins named by {@code identities} */
+        ReadWriteLockInfo readWrite(String name, Map<Tokens.Origin, Identity> identities) {
+            return new ReadWriteLockInfo(name, holders - whole, whole > 0, Duration.ofMillis(leftMillis), fence,
+                    waiters, longestWait(), wholeOrigins.stream().findFirst().map(identities::get),
+                    named(partOrigins, identities), named(waiting, identities));
+        }
+
+        /** @return the origins of the first holders, those of the whole capacity first */
+        List<Tokens.Origin> holding() {
+            List<Tokens.Origin> holding = new ArrayList<>(wholeOrigins);
+            holding.addAll(partOrigins);
+            return holding;
+        }
+
+        /** @return the state as a semaphore's, named {@code name}, its origins named by {@code identities} */
+        SemaphoreInfo semaphore(String name, Map<Tokens.Origin, Identity> identities) {
+            List<Tokens.Origin> holding = holding();
+            return new SemaphoreInfo(name, (int) capacity, (int) Math.max(capacity - used, 0), holders,
+                    Duration.ofMillis(leftMillis), fence, waiters, longestWait(),
+                    named(holding.subList(0, Math.min(holding.size(), LockInfo.WAITING_SHOWN)), identities),
+                    named(waiting, identities));
+        }
+
+        /**
+         * @param held     how many of the holders hold what the view is of
+         * @param holderOf the origins of those holders
+         * @return the state as one half of a read-write lock, or a semaphore's permits, sees it: held by one of
+         *         {@code held} holders, the first of {@code holderOf} named as the holder
+         */
+        LockInfo view(String name, int held, List<Tokens.Origin> holderOf, Map<Tokens.Origin, Identity> identities) {
+            return new LockInfo(name, held > 0, Duration.ofMillis(held > 0 ? leftMillis : 0), fence, waiters,
+                    Optional.empty(), Optional.empty(), longestWait(),
+                    held > 0 ? holderOf.stream().findFirst().map(identities::get) : Optional.empty(),
+                    named(waiting, identities));
+        }
+
+        private static List<Identity> named(List<Tokens.Origin> origins, Map<Tokens.Origin, Identity> identities) {
+            List<Identity> named = new ArrayList<>(origins.size());
+            for (Tokens.Origin origin : origins) {
+                named.add(identities.get(origin));
+            }
+            return named;
+        }
     }
 
-    /** {@code share-inspect.lua}: {capacity, used, fence, holders, whole, waiters, longest ms left}. */
+    /**
+     * {@code share-inspect.lua}: {capacity, used, fence, holders, whole, waiters, longest ms left, server µs, arrival
+     * µs, whole holders' origins, other holders' origins, waiters' origins}.
+     */
     static ShareState shareState(List<Object> reply) {
-        if (reply == null || reply.size() != 7) {
+        if (reply == null || reply.size() != 12) {
             throw unexpected("share-inspect", reply);
         }
-        long[] values = new long[7];
-        for (int i = 0; i < 7; i++) {
+        long[] values = new long[9];
+        for (int i = 0; i < 9; i++) {
             values[i] = integer("share-inspect", reply.get(i));
         }
         return new ShareState(values[0], values[1], values[2], (int) values[3], (int) values[4], (int) values[5],
-                values[6]);
+                values[6], values[7], values[8], origins("share-inspect", reply.get(9)),
+                origins("share-inspect", reply.get(10)), origins("share-inspect", reply.get(11)));
+    }
+
+    /** A list of token origins ({@code "<tag>.<thread>"}); an entry that is not one is passed over. */
+    private static List<Tokens.Origin> origins(String script, Object reply) {
+        if (!(reply instanceof List<?> list)) {
+            throw unexpected(script, reply);
+        }
+        List<Tokens.Origin> origins = new ArrayList<>(list.size());
+        for (Object origin : list) {
+            Tokens.Origin.of(string(script, origin)).ifPresent(origins::add);
+        }
+        return List.copyOf(origins);
     }
 
     /**
@@ -424,13 +506,10 @@ final class Replies {
      * time in µs, arrival of the longest-waiting queued waiter in µs or -1}.
      */
     static State state(List<Object> reply) {
-        if (reply == null || reply.size() != 8 || !(reply.get(7) instanceof List<?> origins)) {
+        if (reply == null || reply.size() != 8) {
             throw unexpected("inspect", reply);
         }
-        List<Tokens.Origin> waiting = new ArrayList<>(origins.size());
-        for (Object origin : origins) {
-            Tokens.Origin.of(string("inspect", origin)).ifPresent(waiting::add);
-        }
+        List<Tokens.Origin> waiting = origins("inspect", reply.get(7));
         boolean held = flag("inspect", reply.get(0));
         String holder = string("inspect", reply.get(4));
         if (held == holder.isEmpty()) {
@@ -438,7 +517,7 @@ final class Replies {
         }
         return new State(held, integer("inspect", reply.get(1)), integer("inspect", reply.get(2)),
                 (int) integer("inspect", reply.get(3)), holder, integer("inspect", reply.get(5)),
-                integer("inspect", reply.get(6)), List.copyOf(waiting));
+                integer("inspect", reply.get(6)), waiting);
     }
 
     /**

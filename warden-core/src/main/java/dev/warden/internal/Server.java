@@ -16,6 +16,7 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -122,9 +123,14 @@ final class Server {
      * @return this deployment as a source of a listing of locks under {@code prefix}: its masters, and inspect,
      *         reading each client's identity record once for the listing
      */
-    LockListing.Source listingSource(String prefix) {
+    LockListing.Source<LockInfo> listingSource(String prefix) {
         IdentityReader identities = new IdentityReader(scripts, prefix);
-        return new LockListing.Source(link.masters(), name -> inspect(name, LockKeys.of(prefix, name), identities));
+        return listingSource(name -> inspect(name, LockKeys.of(prefix, name), identities));
+    }
+
+    /** @return this deployment as a source of a listing whose locks {@code inspect} reads, not counted in flight */
+    <T> LockListing.Source<T> listingSource(Function<String, CompletableFuture<T>> inspect) {
+        return new LockListing.Source<>(link.masters(), inspect);
     }
 
     Scripts scripts() {

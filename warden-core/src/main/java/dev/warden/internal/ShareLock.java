@@ -1,5 +1,8 @@
 package dev.warden.internal;
 
+import dev.warden.Identity;
+import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -120,8 +123,13 @@ final class ShareLock {
         });
     }
 
-    CompletableFuture<Replies.ShareState> inspectRequest() {
-        return client.inFlight().track(InFlight.Kind.WORK, () -> client.shareScripts().inspect(keys));
+    /**
+     * Reads the lock's state, counted in flight, and names its holders and waiters from their clients' records.
+     *
+     * @param build makes the caller's view of the state from it and the identities of its origins
+     */
+    <T> CompletableFuture<T> inspectRequest(BiFunction<Replies.ShareState, Map<Tokens.Origin, Identity>, T> build) {
+        return client.inspectShare(keys, client.identityReader(), build);
     }
 
     CompletableFuture<OptionalLong> forceReleaseRequest(ShareScripts.Holders which) {

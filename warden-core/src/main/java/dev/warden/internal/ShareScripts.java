@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.LockInfo;
 import io.lettuce.core.ScriptOutputType;
 
 import java.util.List;
@@ -149,8 +150,8 @@ final class ShareScripts {
     }
 
     CompletableFuture<Replies.ShareState> inspect(ShareKeys keys) {
-        return scripts.<List<Object>>run(INSPECT, ScriptOutputType.MULTI, keys.all())
-                .thenApply(Replies::shareState);
+        return scripts.<List<Object>>run(INSPECT, ScriptOutputType.MULTI, keys.all(),
+                Integer.toString(LockInfo.WAITING_SHOWN)).thenApply(Replies::shareState);
     }
 
     /** Removes holders whoever they are and lends their permits on; answers their highest fence, or empty. */

@@ -108,14 +108,10 @@ final class ShareView extends LockBase {
 
     /** Held: by a writer for the write half, by a reader for the read half, by anyone for permits. */
     private CompletableFuture<LockInfo> inspectRequest() {
-        return share.inspectRequest().thenApply(state -> {
-            int holders = switch (role) {
-                case READ -> state.holders() - state.whole();
-                case WRITE -> state.whole();
-                case PERMITS -> state.holders();
-            };
-            return new LockInfo(name(), holders > 0, Duration.ofMillis(holders > 0 ? state.leftMillis() : 0),
-                    state.fence(), state.waiters());
+        return share.inspectRequest((state, identities) -> switch (role) {
+            case READ -> state.view(name(), state.holders() - state.whole(), state.partOrigins(), identities);
+            case WRITE -> state.view(name(), state.whole(), state.wholeOrigins(), identities);
+            case PERMITS -> state.view(name(), state.holders(), state.holding(), identities);
         });
     }
 

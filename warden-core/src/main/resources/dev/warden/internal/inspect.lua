@@ -21,32 +21,11 @@ end
 -- The origins ("<client tag>.<thread id>", see Tokens) of the first live waiters, longest first: the queued ones in
 -- queue order, then those that do not queue, by when their registrations end.
 local shown = tonumber(ARGV[1])
-local origins = {}
-local function origin(token)
-  local found = string.match(token, '%.(.+)$')
-  if found and #origins < shown then origins[#origins + 1] = found end
-end
-local arrival = -1
-if queued > 0 then
-  -- The queue is in arrival order: its first live token has waited longest. Dead heads are few (every acquire
-  -- and release pops them), so this reads a chunk or two.
-  local from, found = 0, 0
-  while found < queued and (arrival < 0 or #origins < shown) do
-    local chunk = redis.call('ZRANGE', KEYS[4], from, from + 15, 'WITHSCORES')
-    if #chunk == 0 then break end
-    for i = 1, #chunk, 2 do
-      if live_tokens[chunk[i]] then
-        if arrival < 0 then arrival = tonumber(chunk[i + 1]) end
-        found = found + 1
-        origin(chunk[i])
-      end
-    end
-    from = from + 16
-  end
-end
+local arrival, origins = first_live(KEYS[4], live_tokens, queued, shown)
 if waiting > 0 and #origins < shown then
   for _, token in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], ms, '+inf', 'LIMIT', 0, shown - #origins)) do
-    origin(token)
+    local named = origin_of(token)
+    if named then origins[#origins + 1] = named end
   end
 end
 local fence, owner = parse(redis.call('GET', KEYS[1]))

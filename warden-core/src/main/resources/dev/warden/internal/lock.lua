@@ -38,6 +38,12 @@ local function held_by(value, token)
   return type(value) == 'string' and string.sub(value, -#token - 1) == ':' .. token
 end
 
+-- The origin of a token ("<client tag>.<thread id>" after its random part, see Tokens), or nil for a token without
+-- one: what inspections answer to name a holder or waiter, instead of the token itself.
+local function origin_of(token)
+  return string.match(token, '%.(.+)$')
+end
+
 -- The error a script answers with where its key holds a value that is not a Warden lock.
 local function not_a_lock(key)
   return redis.error_reply('WARDEN key ' .. key .. ' holds a value that is not a Warden lock')

@@ -56,3 +56,25 @@ local function leave(queue, registrations, token)
     redis.call('HDEL', registrations, token)
   end
 end
+
+-- Reads the queue in arrival order, a chunk at a time, for its live tokens (the set `live_tokens`, `count` of them):
+-- returns the arrival (server us) of the first, or -1 with none, and the origins (origin_of) of the first `shown`.
+-- Dead heads are few (every acquire and release pops them), so this reads a chunk or two.
+local function first_live(queue, live_tokens, count, shown)
+  local arrival, origins = -1, {}
+  local from, found = 0, 0
+  while found < count and (arrival < 0 or #origins < shown) do
+    local chunk = redis.call('ZRANGE', queue, from, from + 15, 'WITHSCORES')
+    if #chunk == 0 then break end
+    for i = 1, #chunk, 2 do
+      if live_tokens[chunk[i]] then
+        if arrival < 0 then arrival = tonumber(chunk[i + 1]) end
+        found = found + 1
+        local named = origin_of(chunk[i])
+        if named and #origins < shown then origins[#origins + 1] = named end
+      end
+    end
+    from = from + 16
+  end
+  return arrival, origins
+end

@@ -8,6 +8,7 @@ import dev.warden.Lease;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
 import dev.warden.LockReplicationException;
+import dev.warden.ReadWriteLockInfo;
 import dev.warden.redisserver.RedisCluster;
 import dev.warden.redisserver.RedisServer;
 import java.time.Duration;
@@ -289,6 +290,18 @@ class ClusterTest {
                 .containsExactlyInAnyOrderElementsOf(names.stream().filter(n -> n.contains("{x")).toList())
                 .hasSize(9);
         assertThat(b.locks("listed-*", 10)).hasSize(10);
+        // Read-write locks and semaphores are listed from every master too, each kind apart.
+        List<String> shared = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            a.readWriteLock("listed-rw-" + i).readLock().tryAcquire().orElseThrow();
+            a.semaphore("listed-sem-" + i, 2).tryAcquire(1).orElseThrow();
+            shared.add("listed-rw-" + i);
+        }
+        assertThat(b.readWriteLocks("listed-*", 1000)).extracting(ReadWriteLockInfo::name)
+                .containsExactlyInAnyOrderElementsOf(shared);
+        assertThat(b.semaphores("listed-*", 1000)).hasSize(12)
+                .allSatisfy(info -> assertThat(info.available()).isEqualTo(1));
+        assertThat(b.locks("listed-*", 1000)).hasSize(names.size());
     }
 
     /** @return the slot of a lock's key (names without braces or percent signs only) */
@@ -351,7 +364,7 @@ class ClusterTest {
     @Test
     void acknowledgementsAreCountedOnTheMasterOfTheLocksSlotWithoutHoldingUpOtherCommands() throws Exception {
         try (RedisCluster replicated = RedisCluster.start(3, 1)) {
-            LockClient a = client(replicated, b -> b.commandTimeout(Duration.ofSeconds(3)));
+            LockClient a = client(replicated, b -> b.commandTimeout(Duration.ofSeconds(6)));
             int slot = slotOf(replicated, "orders");
             RedisServer master = replicated.ownerOf(slot);
             String elsewhere = null;

@@ -402,6 +402,9 @@ class QuorumTest {
                 Duration.ofSeconds(20)));
         assertThat(client.locksAsync("h*", 10).get(10, TimeUnit.SECONDS)).extracting(LockInfo::name)
                 .containsExactly("held");
+        // A quorum has no shared locks, and lists none.
+        assertThat(client.readWriteLocks("*", 10)).isEmpty();
+        assertThat(client.semaphoresAsync("*", 10).get(10, TimeUnit.SECONDS)).isEmpty();
 
         servers.get(2).kill();
         assertThat(client.locks("*")).extracting(LockInfo::name).containsExactly("held");
