@@ -7,6 +7,7 @@ import dev.warden.LockClient;
 import dev.warden.LockConfig;
 import dev.warden.LockInfo;
 import dev.warden.ReadWriteLockInfo;
+import dev.warden.SemaphoreInfo;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.Collection;
 import java.util.List;
@@ -123,6 +124,26 @@ public final class ObservedLocks {
             @Override
             public CompletableFuture<List<LockInfo>> locksAsync(String pattern, int limit) {
                 return client.locksAsync(pattern, limit);
+            }
+
+            @Override
+            public List<ReadWriteLockInfo> readWriteLocks(String pattern, int limit) {
+                return client.readWriteLocks(pattern, limit);
+            }
+
+            @Override
+            public CompletableFuture<List<ReadWriteLockInfo>> readWriteLocksAsync(String pattern, int limit) {
+                return client.readWriteLocksAsync(pattern, limit);
+            }
+
+            @Override
+            public List<SemaphoreInfo> semaphores(String pattern, int limit) {
+                return client.semaphores(pattern, limit);
+            }
+
+            @Override
+            public CompletableFuture<List<SemaphoreInfo>> semaphoresAsync(String pattern, int limit) {
+                return client.semaphoresAsync(pattern, limit);
             }
 
             @Override

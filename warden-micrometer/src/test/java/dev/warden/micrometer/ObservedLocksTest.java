@@ -8,6 +8,9 @@ import dev.warden.Lease;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
 import dev.warden.LockException;
+import dev.warden.LockInfo;
+import dev.warden.ReadWriteLockInfo;
+import dev.warden.SemaphoreInfo;
 import dev.warden.redisserver.RedisServerExtension;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
@@ -120,5 +123,21 @@ class ObservedLocksTest {
         }
         Assertions.assertThat(stopped).hasSize(3);
         Assertions.assertThat(stopped.get(2).getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("acquired");
+    }
+
+    @Test
+    void listingsOfEveryKindPassThroughTheWrapper() throws Exception {
+        try (Lease lock = client.lock("orders:1").tryAcquire().orElseThrow();
+             Lease read = client.readWriteLock("prices").readLock().tryAcquire().orElseThrow();
+             Lease permit = client.semaphore("exports", 2).tryAcquire(1).orElseThrow()) {
+            Assertions.assertThat(client.locks("*", 10)).extracting(LockInfo::name).containsExactly("orders:1");
+            Assertions.assertThat(client.locksAsync("*", 10).get(10, TimeUnit.SECONDS)).hasSize(1);
+            Assertions.assertThat(client.readWriteLocks("*", 10)).extracting(ReadWriteLockInfo::name)
+                    .containsExactly("prices");
+            Assertions.assertThat(client.readWriteLocksAsync("*", 10).get(10, TimeUnit.SECONDS)).hasSize(1);
+            Assertions.assertThat(client.semaphores("*", 10)).extracting(SemaphoreInfo::name)
+                    .containsExactly("exports");
+            Assertions.assertThat(client.semaphoresAsync("*", 10).get(10, TimeUnit.SECONDS)).hasSize(1);
+        }
     }
 }
