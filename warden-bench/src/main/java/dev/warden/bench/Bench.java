@@ -26,8 +26,8 @@ import java.util.concurrent.TimeUnit;
  * plain table and a JSON file.
  *
  * <p>Options: {@code --seconds N} per scenario and round (1), {@code --rounds N} (3), {@code --warmup N} seconds
- * of untimed load before each contender's first run (3), {@code --scenarios S1,S2,S3,S4,S3C,S4C} (S10 and S11,
- * the read-write lock and the semaphore, only when named), {@code --contenders warden,floor,redisson,redisson-fair}
+ * of untimed load before each contender's first run (3), {@code --scenarios S1,S2,S3,S4,S3C,S4C} (S9, 64 clients
+ * on 8 names, and S10 and S11, the read-write lock and the semaphore, only when named), {@code --contenders warden,floor,redisson,redisson-fair}
  * ({@code redisson-expirable}, Redisson's RPermitExpirableSemaphore in S11, only when named),
  * {@code --resources S5,S6} (a blank value for none),
  * {@code --s5-seconds N} how long S5 holds its leases (15), {@code --s5-leases N} (10000), {@code --s6-locks N}

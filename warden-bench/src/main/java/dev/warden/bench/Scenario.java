@@ -30,6 +30,12 @@ enum Scenario {
     /** S4 with one client instance per thread. */
     S4C("16 threads, one key, 1 ms of work, a client per thread", 16, true, 1, true),
     /**
+     * Many clients: {@value #S9_CLIENTS} client instances (connections of their own, as so many service instances
+     * would have), a thread each, on {@value #S9_NAMES} names, thread {@code t} on name {@code t % 8}: handoffs/s,
+     * Jain's index over the clients, waits, and safety per name.
+     */
+    S9("64 clients, 8 names", Scenario.S9_CLIENTS, true, 0, true, Kind.LOCK, 0, Scenario.S9_NAMES),
+    /**
      * A read-heavy read-write lock: eight reader and {@value #WRITERS} writer threads of one client on one name, 100
      * us of work under either half. Acquisitions/s, readers' and writers' waits apart, and safety: a writer overlaps
      * no holder, and readers see no write under way.
@@ -55,6 +61,10 @@ enum Scenario {
     static final int WRITERS = 2;
     /** The permits of S11's semaphore. */
     static final int PERMITS = 4;
+    /** S9's clients. */
+    static final int S9_CLIENTS = 64;
+    /** S9's names. */
+    static final int S9_NAMES = 8;
 
     final String description;
     final int threads;
@@ -62,6 +72,8 @@ enum Scenario {
     final int workMillis;
     final boolean clientPerThread;
     final Kind kind;
+    /** How many names the threads of a shared scenario contend for: thread {@code t} takes name {@code t % names}. */
+    final int names;
     /** The simulated work under a read-write lock or a semaphore, in microseconds. */
     private final int workMicros;
 
@@ -79,6 +91,12 @@ enum Scenario {
 
     Scenario(String description, int threads, boolean shared, int workMillis, boolean clientPerThread, Kind kind,
              int workMicros) {
+        this(description, threads, shared, workMillis, clientPerThread, kind, workMicros, 1);
+    }
+
+    Scenario(String description, int threads, boolean shared, int workMillis, boolean clientPerThread, Kind kind,
+             int workMicros, int names) {
+        this.names = names;
         this.description = description;
         this.threads = threads;
         this.shared = shared;
@@ -121,29 +139,36 @@ enum Scenario {
             throws Exception {
         Recorder latencies = new Recorder(3);
         Recorder handoffs = new Recorder(3);
-        AtomicLong releasingAt = new AtomicLong();
-        AtomicInteger inside = new AtomicInteger();
+        // Per name: when its holder last called release, how many hold it, and its non-atomic counter.
+        AtomicLong[] releasingAt = new AtomicLong[names];
+        AtomicInteger[] inside = new AtomicInteger[names];
+        for (int n = 0; n < names; n++) {
+            releasingAt[n] = new AtomicLong();
+            inside[n] = new AtomicInteger();
+        }
+        long[] counter = new long[names];
         AtomicInteger overlaps = new AtomicInteger();
-        int[] sequence = new int[1 << 20];
+        // Who held the one name, in order, for the longest streak (one name only).
+        int[] sequence = new int[names == 1 ? 1 << 20 : 0];
         AtomicInteger sequenceLength = new AtomicInteger();
-        long[] counter = new long[1];
         Driven driven = drive(contenders, duration, (id, contender) -> {
-            String key = keyPrefix + (shared ? "shared" : "key-" + id);
+            int slot = id % names;
+            String key = keyPrefix + (!shared ? "key-" + id : names == 1 ? "shared" : "shared-" + slot);
             return () -> {
                 long t0 = System.nanoTime();
                 Contender.Release release = contender.acquire(key);
                 long acquired = System.nanoTime();
                 if (shared) {
-                    if (inside.incrementAndGet() != 1) {
+                    if (inside[slot].incrementAndGet() != 1) {
                         overlaps.incrementAndGet();
                     }
                     // The handoff: from the previous holder's call to release to this holder's return.
-                    long previous = releasingAt.get();
+                    long previous = releasingAt[slot].get();
                     if (previous != 0 && acquired - previous > 0) {
                         handoffs.recordValue(acquired - previous);
                     }
                     // A deliberately non-atomic increment: only the lock keeps updates from being lost.
-                    counter[0] = counter[0] + 1;
+                    counter[slot] = counter[slot] + 1;
                     int at = sequenceLength.getAndIncrement();
                     if (at < sequence.length) {
                         sequence[at] = id;
@@ -152,8 +177,8 @@ enum Scenario {
                         // Simulated work, such as a call to the protected resource, while holding the lock.
                         Thread.sleep(workMillis);
                     }
-                    inside.decrementAndGet();
-                    releasingAt.set(System.nanoTime());
+                    inside[slot].decrementAndGet();
+                    releasingAt[slot].set(System.nanoTime());
                     release.release();
                     latencies.recordValue(acquired - t0);
                 } else {
@@ -169,9 +194,11 @@ enum Scenario {
         if (shared) {
             percentiles(figures, "handoff", handoffs, false);
             figures.put("jain", driven.jain());
-            figures.put("longest streak", (double) longestStreak(sequence, Math.min(sequenceLength.get(),
-                    sequence.length)));
-            figures.put("lost updates", (double) (total - counter[0]));
+            if (names == 1) {
+                figures.put("longest streak", (double) longestStreak(sequence, Math.min(sequenceLength.get(),
+                        sequence.length)));
+            }
+            figures.put("lost updates", (double) (total - java.util.Arrays.stream(counter).sum()));
             figures.put("overlaps", (double) overlaps.get());
         }
         return figures;
