@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 
 /**
@@ -57,7 +58,8 @@ final class Backends implements AutoCloseable {
         }
         String zookeeper = null;
         if (contenders.contains("curator")) {
-            TestingServer server = keep(new TestingServer(true));
+            // No limit on connections from one host (ZooKeeper's default is 60): S9 opens a client per thread, 64.
+            TestingServer server = keep(new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, -1, 0), true));
             zookeeper = server.getConnectString();
         }
         servers = new Contenders.Servers(uri, peers, zookeeper);
