@@ -156,6 +156,23 @@ class QuietWaitingTest extends RedisTestSupport {
         waiter.get(10, TimeUnit.SECONDS).orElseThrow().release();
     }
 
+    @Test
+    void aWaiterGrantedAfterWaitingQuietlyLongerThanAGrantsLeaseHoldsItsLease() throws Exception {
+        String name = uniqueName();
+        Lease holder = client().lock(name).tryAcquire().orElseThrow();
+        CompletableFuture<Lease> waiter = client().lock(name).acquireAsync(Duration.ofSeconds(30));
+        assertThat(eventually(Duration.ofSeconds(5), () -> quietRegistrations(name) == 1)).isTrue();
+        // Longer than the 5 s a grant gives a renewed waiter until the watchdog renews it: a lease counted from the
+        // waiter's only try would be over before the grant arrives.
+        Thread.sleep(6_000);
+        holder.release();
+        Lease lease = waiter.get(10, TimeUnit.SECONDS);
+        assertThat(lease.isHeld()).isTrue();
+        Thread.sleep(1_000);
+        assertThat(lease.isHeld()).isTrue();
+        assertThat(lease.release()).isTrue();
+    }
+
     private static long queued(String name) {
         return (Long) server.call("ZCARD", "test:{" + name + "}:q");
     }

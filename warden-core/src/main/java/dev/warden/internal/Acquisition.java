@@ -513,10 +513,13 @@ final class Acquisition implements Notifier.Waiter {
             known = arm >= 0 && arm < sent && arm >= sent - ARMS_KEPT;
             sentAt = known ? armSentAt[arm % ARMS_KEPT] : 0;
         }
-        if (known) {
+        // The lease counts from the sending of the try the grant names: a quiet waiter's may be long past, and a
+        // grant's lease counted from it would have run out, or nearly, by the local clock.
+        if (known && client.ticker().read() - sentAt <= TimeUnit.MILLISECONDS.toNanos(grantMillis) / 2) {
             grant(fence, sentAt, grantMillis, 0, upcoming);
         } else {
-            // Too old to date: the next try finds the lock held by this token and reports its remaining lease.
+            // Too old to date: the next try finds the lock held by this token and reports its remaining lease,
+            // counted from that try's sending.
             LOG.debug("grant of lock '{}' names try {} of {}; trying again", lock.name(), arm, sent);
             wake();
         }
