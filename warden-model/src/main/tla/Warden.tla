@@ -28,9 +28,9 @@ CONSTANTS
     MaxLocalHandovers, \* RedisLease.MAX_LOCAL_HANDOVERS
     GiveUps,           \* whether a waiter may give up
     Writes,            \* whether holders ask for fences and write to the fenced resource
-    Mutation           \* "none", "noTokenCheck", "noHalfLease", "noFenceFloor", "noDrift", "noPrune"
+    Mutation           \* "none", "noTokenCheck", "noHalfLease", "noFenceFloor", "noDrift", "noPrune", "noListenCheck"
 
-ASSUME Mutation \in {"none", "noTokenCheck", "noHalfLease", "noFenceFloor", "noDrift", "noPrune"}
+ASSUME Mutation \in {"none", "noTokenCheck", "noHalfLease", "noFenceFloor", "noDrift", "noPrune", "noListenCheck"}
 ASSUME Grant <= Lease /\ Drift < Grant /\ MaxLag <= Drift
 
 Threads == 1..NThreads
@@ -51,6 +51,7 @@ VARIABLES
     kep,      \* ghost: the number of the hold the key's holder began (see epochs)
     queue,    \* the queue <key>:q, tokens by arrival
     reg,      \* the registrations <key>:r: token -> ticks of life left (0: none, or no longer live)
+    quiet,    \* token -> whether its registration is quiet: live while its client listens, then RegLife more
     now,      \* the server's clock as next_fence reads it
     msgs,     \* grants in flight to waiters: [tok, left, fence, up, here]
     pass,     \* tokens whose grant their client passes on (they no longer wait)
@@ -64,7 +65,7 @@ VARIABLES
     handoverLost, \* history: a local handover's check found the key lost although Redis kept its data
     outOfOrder    \* history: a hold began while a live registration was queued ahead of it
 
-vars == <<kstate, kfence, kowner, kttl, kep, queue, reg, now, msgs, pass, alive, lag, th, lastFence, lastEpoch, epochs,
+vars == <<kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, msgs, pass, alive, lag, th, lastFence, lastEpoch, epochs,
           restarts, crashes, staleWrite, handoverLost, outOfOrder>>
 
 NoReply == [kind |-> "none", ok |-> FALSE, left |-> 0, fence |-> 0, ep |-> 0]
@@ -92,9 +93,9 @@ NextEpoch == IF Writes THEN epochs + 1 ELSE 0
 (* Redis: its state as one record, and each script as a function of it.    *)
 (***************************************************************************)
 RS == [ks |-> kstate, kf |-> kfence, ko |-> kowner, kt |-> kttl, ep |-> kep, n |-> epochs, q |-> queue, reg |-> reg,
-       now |-> now, msgs |-> msgs]
+       qt |-> quiet, now |-> now, msgs |-> msgs]
 SetRS(r) == /\ kstate' = r.ks /\ kfence' = r.kf /\ kowner' = r.ko /\ kttl' = r.kt /\ kep' = r.ep /\ epochs' = r.n
-            /\ queue' = r.q /\ reg' = r.reg /\ now' = r.now /\ msgs' = r.msgs
+            /\ queue' = r.q /\ reg' = r.reg /\ quiet' = r.qt /\ now' = r.now /\ msgs' = r.msgs
 
 InQ(q, tk) == \E i \in 1..Len(q) : q[i] = tk
 Without(q, tk) == SelectSeq(q, LAMBDA x : x # tk)
@@ -110,8 +111,10 @@ Hold(r, tk, f, ttl, readClock) ==
 \* lock.lua free: the key keeps its fence as the counter, or goes if none was issued
 Free(r) == [r EXCEPT !.ks = IF r.kf = 0 THEN "none" ELSE "free", !.ko = NoTok, !.kt = 0]
 
-\* queue.lua register: joins the tail once (a queued token keeps its place), and is live for RegLife
-Register(r, tk) == [r EXCEPT !.q = IF InQ(r.q, tk) THEN r.q ELSE Append(r.q, tk), !.reg[tk] = RegLife]
+\* queue.lua register: joins the tail once (a queued token keeps its place), and is live for RegLife; a quiet
+\* registration (q: the try found its client listening) stays live while its client listens (see Tick).
+Register(r, tk, q) == [r EXCEPT !.q = IF InQ(r.q, tk) THEN r.q ELSE Append(r.q, tk), !.reg[tk] = RegLife,
+                                !.qt[tk] = q]
 
 \* queue.lua leave
 Leave(r, tk) == IF InQ(r.q, tk) THEN [r EXCEPT !.q = Without(r.q, tk), !.reg[tk] = 0] ELSE r
@@ -136,15 +139,16 @@ SetNX(r, tk) ==
                           IN [rs |-> r1, ok |-> TRUE, left |-> Lease, fence |-> 0, ep |-> r1.ep]
     ELSE [rs |-> r, ok |-> FALSE, left |-> 0, fence |-> 0, ep |-> 0]
 
-\* acquire-queued.lua, kind "first" (ARGV[3] = 1) or "again" (2); ARGV[8] = 1 in fair mode.
+\* acquire-queued.lua, kind "first" (ARGV[3] = 1) or "again" (2); ARGV[8] = 1 in fair mode. A waiter's later
+\* tries come after its client subscribed: one that finds the lock held registers it quietly.
 AcquireQueued(r, tk, kind) ==
     IF r.ks = "held" THEN
         IF r.ko = tk THEN [rs |-> r, ok |-> TRUE, left |-> r.kt, fence |-> r.kf, ep |-> r.ep]
-        ELSE [rs |-> Register(r, tk), ok |-> FALSE, left |-> 0, fence |-> 0, ep |-> 0]
+        ELSE [rs |-> Register(r, tk, kind = "again"), ok |-> FALSE, left |-> 0, fence |-> 0, ep |-> 0]
     ELSE LET p  == Prune(r.q, r.reg, tk)
              r1 == [r EXCEPT !.q = p.q, !.reg = p.reg]
          IN IF r1.q # <<>> /\ Head(r1.q) # tk
-            THEN [rs |-> Register(r1, tk), ok |-> FALSE, left |-> 0, fence |-> 0, ep |-> 0]
+            THEN [rs |-> Register(r1, tk, FALSE), ok |-> FALSE, left |-> 0, fence |-> 0, ep |-> 0]
             ELSE LET r2    == IF kind = "again" THEN Leave(r1, tk) ELSE r1
                      issue == r.ks = "free" \/ Fair
                      f     == IF issue THEN NextFence(r2, r.kf) ELSE 0
@@ -242,7 +246,7 @@ DeliverTry(t) ==
     /\ s.rp.kind # "none" /\ Up(t)
     /\ IF s.pc # "trying" THEN
           /\ th' = [th EXCEPT ![t].rp = NoReply]
-          /\ UNCHANGED <<kstate, kfence, kowner, kttl, kep, queue, reg, now, msgs, epochs, outOfOrder>>
+          /\ UNCHANGED <<kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, msgs, epochs, outOfOrder>>
        ELSE IF s.rp.kind = "setnx" /\ ~s.rp.ok THEN
           /\ NoCheckOf(ClientOf(t))
           /\ LET a == AcquireQueued(RS, Own(t), "first")
@@ -253,10 +257,10 @@ DeliverTry(t) ==
        ELSE IF s.rp.ok THEN
           /\ th' = [th EXCEPT ![t] = [Holding(s, Own(t), s.rp.left, s.rp.fence, 0, <<>>, 0, s.rp.ep)
                                       EXCEPT !.rp = NoReply]]
-          /\ UNCHANGED <<kstate, kfence, kowner, kttl, kep, queue, reg, now, msgs, epochs, outOfOrder>>
+          /\ UNCHANGED <<kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, msgs, epochs, outOfOrder>>
        ELSE
           /\ th' = [th EXCEPT ![t] = [s EXCEPT !.pc = "waiting", !.rp = NoReply]]
-          /\ UNCHANGED <<kstate, kfence, kowner, kttl, kep, queue, reg, now, msgs, epochs, outOfOrder>>
+          /\ UNCHANGED <<kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, msgs, epochs, outOfOrder>>
     /\ UNCHANGED <<pass, alive, lag, lastFence, lastEpoch, restarts, crashes, staleWrite, handoverLost>>
 
 \* A queued waiter tries again (once a second, or woken): renews its registration, or takes a free lock.
@@ -289,7 +293,7 @@ DeliverGrant(m) ==
        /\ IF Up(t) /\ s.pc \in {"waiting", "trying"} /\ Own(t) = m.tok THEN
              /\ th' = [th EXCEPT ![t] = Holding(s, Own(t), m.left, m.fence, 0, m.up, 0, m.ep)]
           ELSE UNCHANGED th
-       /\ UNCHANGED <<epochs, kstate, kfence, kowner, kttl, kep, queue, reg, now, pass, alive, lag, lastFence, lastEpoch,
+       /\ UNCHANGED <<epochs, kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, pass, alive, lag, lastFence, lastEpoch,
                       restarts, crashes, staleWrite, handoverLost, outOfOrder>>
 
 \* A client passes on a grant to a token of its own that no longer waits: a release by that token.
@@ -316,14 +320,14 @@ DeliverRenew(t) ==
     /\ s.rn.on /\ Up(t)
     /\ th' = [th EXCEPT ![t] = IF s.rn.ok THEN [s EXCEPT !.left = Max(s.left, s.rn.left), !.rn = NoRenew]
                                ELSE Ended(s)]
-    /\ UNCHANGED <<pass, kstate, kfence, kowner, kttl, kep, queue, reg, now, msgs, alive, lag, lastFence, lastEpoch, epochs,
+    /\ UNCHANGED <<pass, kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, msgs, alive, lag, lastFence, lastEpoch, epochs,
                    restarts, crashes, staleWrite, handoverLost, outOfOrder>>
 
 \* The watchdog finds the local deadline passed: the lease is lost.
 RunOut(t) ==
     /\ th[t].pc = "holding" /\ th[t].left = 0 /\ Up(t)
     /\ th' = [th EXCEPT ![t] = Ended(th[t])]
-    /\ UNCHANGED <<pass, kstate, kfence, kowner, kttl, kep, queue, reg, now, msgs, alive, lag, lastFence, lastEpoch, epochs,
+    /\ UNCHANGED <<pass, kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, msgs, alive, lag, lastFence, lastEpoch, epochs,
                    restarts, crashes, staleWrite, handoverLost, outOfOrder>>
 
 \* RedisLease.halfLeft; the mutant noHalfLease hands over whatever is left.
@@ -355,7 +359,7 @@ Release(t) ==
              /\ epochs' = NextEpoch
              /\ outOfOrder' = (outOfOrder \/ (Fair /\ Jumps(RS, Own(w))))
              /\ kep' = NextEpoch   \* ghost: the key's hold now is the successor's
-             /\ UNCHANGED <<kstate, kfence, kowner, kttl, queue, reg, now, msgs, pass>>
+             /\ UNCHANGED <<kstate, kfence, kowner, kttl, queue, reg, quiet, now, msgs, pass>>
        ELSE
           /\ LET a == ReleaseQueued(RS, s.tok, ClientOf(t))
                  x == After(a, [th EXCEPT ![t] = Ended(s)])
@@ -397,7 +401,7 @@ SendWrite(t) ==
     LET s == th[t] IN
     /\ Writes /\ s.pc = "holding" /\ s.left > 0 /\ s.fence > 0 /\ ~s.pw.on /\ Up(t)
     /\ th' = [th EXCEPT ![t].pw = [on |-> TRUE, f |-> s.fence, e |-> s.ep]]
-    /\ UNCHANGED <<pass, kstate, kfence, kowner, kttl, kep, queue, reg, now, msgs, alive, lag, lastFence, lastEpoch, epochs,
+    /\ UNCHANGED <<pass, kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, msgs, alive, lag, lastFence, lastEpoch, epochs,
                    restarts, crashes, staleWrite, handoverLost, outOfOrder>>
 
 \* The resource accepts a write whose fence is not below the highest it accepted.
@@ -409,22 +413,29 @@ Write(t) ==
        THEN /\ lastFence' = w.f /\ lastEpoch' = Max(lastEpoch, w.e)
             /\ staleWrite' = (staleWrite \/ w.e < lastEpoch)
        ELSE UNCHANGED <<lastFence, lastEpoch, staleWrite>>
-    /\ UNCHANGED <<pass, kstate, kfence, kowner, kttl, kep, queue, reg, now, msgs, alive, lag, epochs, restarts, crashes,
+    /\ UNCHANGED <<pass, kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, msgs, alive, lag, epochs, restarts, crashes,
                    handoverLost, outOfOrder>>
 
-\* A client's process dies: its threads stop; its registrations and its lease expire in Redis.
+\* A client's process dies: its threads stop; its registrations and its lease expire in Redis. Redis closes its
+\* connections, so nobody listens on its grant channel: its quiet registrations either are no longer live at once
+\* (a release or a try finds nobody listening while more than RegLife of them is left) or live out their last
+\* RegLife ticks as renewing ones do.
 Crash(c) ==
     /\ crashes < MaxCrashes /\ alive[c]
     /\ alive' = [alive EXCEPT ![c] = FALSE]
     /\ crashes' = crashes + 1
-    /\ UNCHANGED <<pass, kstate, kfence, kowner, kttl, kep, queue, reg, now, msgs, lag, th, lastFence, lastEpoch, epochs,
+    /\ \E atOnce \in BOOLEAN :
+          reg' = [k \in Tokens |-> IF atOnce /\ quiet[k] /\ ClientOf(k[1]) = c /\ Mutation # "noListenCheck"
+                                   THEN 0 ELSE reg[k]]
+    /\ queue' = IF \A k \in Tokens : reg'[k] = 0 THEN <<>> ELSE queue
+    /\ UNCHANGED <<pass, kstate, kfence, kowner, kttl, kep, quiet, now, msgs, lag, th, lastFence, lastEpoch, epochs,
                    restarts, staleWrite, handoverLost, outOfOrder>>
 
 \* Redis restarts without its data: the key (and its fence counter), the queue and the registrations are gone.
 Restart ==
     /\ restarts < MaxRestarts
     /\ kstate' = "none" /\ kfence' = 0 /\ kowner' = NoTok /\ kttl' = 0 /\ kep' = 0
-    /\ queue' = <<>> /\ reg' = [k \in Tokens |-> 0]
+    /\ queue' = <<>> /\ reg' = [k \in Tokens |-> 0] /\ quiet' = [k \in Tokens |-> FALSE]
     /\ restarts' = restarts + 1
     /\ UNCHANGED <<pass, now, msgs, alive, lag, th, lastFence, lastEpoch, epochs, crashes, staleWrite, handoverLost,
                    outOfOrder>>
@@ -442,7 +453,11 @@ Tick(slow) ==
     /\ IF kstate = "held" /\ kttl <= 1
        THEN kstate' = "none" /\ kfence' = 0 /\ kowner' = NoTok /\ kttl' = 0 /\ kep' = 0   \* PX: the key goes, fence and all
        ELSE kttl' = Dec(kttl) /\ UNCHANGED <<kstate, kfence, kowner, kep>>
-    /\ reg' = [k \in Tokens |-> Dec(reg[k])]
+    \* A quiet registration does not age while its client listens (its waiter sends nothing); the mutant
+    \* noListenCheck takes it for live whether or not anybody listens.
+    /\ reg' = [k \in Tokens |-> IF quiet[k] /\ (alive[ClientOf(k[1])] \/ Mutation = "noListenCheck")
+                                THEN reg[k] ELSE Dec(reg[k])]
+    /\ quiet' = [k \in Tokens |-> quiet[k] /\ reg'[k] > 0]
     \* The queue's keys live as long as their last registration (PEXPIRE life at each register).
     /\ queue' = IF \A k \in Tokens : reg'[k] = 0 THEN <<>> ELSE queue
     /\ th' = [t \in Threads |-> IF ClientOf(t) \in slow THEN th[t] ELSE TickClient(th[t])]
@@ -452,7 +467,7 @@ Tick(slow) ==
 
 Init ==
     /\ kstate = "none" /\ kfence = 0 /\ kowner = NoTok /\ kttl = 0 /\ kep = 0
-    /\ queue = <<>> /\ reg = [k \in Tokens |-> 0] /\ now = 0 /\ msgs = {} /\ pass = {}
+    /\ queue = <<>> /\ reg = [k \in Tokens |-> 0] /\ quiet = [k \in Tokens |-> FALSE] /\ now = 0 /\ msgs = {} /\ pass = {}
     /\ alive = [c \in Clients |-> TRUE] /\ lag = [c \in Clients |-> 0]
     /\ th = [t \in Threads |-> Idle(0)]
     /\ lastFence = 0 /\ lastEpoch = 0 /\ epochs = 0 /\ restarts = 0 /\ crashes = 0
@@ -512,6 +527,6 @@ WaiterGetsLock == \A t \in Threads :
 
 TypeOK ==
     /\ kstate \in {"none", "free", "held"} /\ kttl \in 0..Lease
-    /\ \A k \in Tokens : reg[k] \in 0..RegLife
+    /\ \A k \in Tokens : reg[k] \in 0..RegLife /\ quiet[k] \in BOOLEAN
     /\ \A t \in Threads : th[t].pc \in {"idle", "trying", "waiting", "holding", "releasing", "done"}
 =============================================================================

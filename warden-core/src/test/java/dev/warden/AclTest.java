@@ -292,7 +292,8 @@ class AclTest extends RedisTestSupport {
         held.release();
 
         // The user holds; a waiter of another client queues; the release grants it the lock, but cannot tell it.
-        Lease mine = user.lock("told").tryAcquire().orElseThrow();
+        // A lease of 3 s: the waiter, registered quietly, tries again when the holder's TTL it was told runs out.
+        Lease mine = user.lock("told").tryAcquire(Duration.ZERO, Duration.ofSeconds(3)).orElseThrow();
         CompletableFuture<Optional<Lease>> waiter = admin.lock("told").tryAcquireAsync(LONG_WAIT);
         assertThat(eventually(PROMPTLY, () -> admin.lock("told").inspect().waiters() == 1)).isTrue();
         refusedPromptly(mine::release, "of script release-queued calls PUBLISH)");

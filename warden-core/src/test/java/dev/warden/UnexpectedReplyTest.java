@@ -18,8 +18,10 @@ class UnexpectedReplyTest extends RedisTestSupport {
     void aWaitingAcquireWhoseScriptReplyIsReplacedFailsWithALockException() throws Exception {
         String name = uniqueName();
         Lease held = client().lock(name).tryAcquire().orElseThrow();
-        // Its identity record written first, so that the reply replaced is the acquire's.
-        DistributedLock lock = recorded(client(b -> b.redisUri(proxy().uri()))).lock(name);
+        // Its identity record written first, so that the reply replaced is the acquire's. In fair mode, whose first
+        // try is the script before the waiter subscribes, so that the script answers a plain integer (a waiter that
+        // listens already is answered a list, {2, ttl}).
+        DistributedLock lock = recorded(client(b -> b.redisUri(proxy().uri()).fair(true))).lock(name);
         CompletableFuture<String> replaced = proxy().replaceNextIntegerReply("surprise");
         // On this thread, whose identity is recorded (a new thread's first acquire writes its name): bounded by
         // the wait itself, and timed.

@@ -19,9 +19,13 @@ import org.slf4j.LoggerFactory;
  * the holder's TTL to run out, whichever comes first, and try again until the deadline.
  *
  * <p>Where waiters queue ({@link RedisLock#queued}: fair mode, and the default mode without replica
- * acknowledgements) every try of a waiter registers it in the lock's queue (or renews its registration, at least
- * every {@link #REARM_MILLIS} ms); a release grants the lock to the oldest registered waiter, which then holds it
- * without a further request. Its lease counts from the sending of the try that the release names (the grant came
+ * acknowledgements) every try of a waiter registers it in the lock's queue; a release grants the lock to the oldest
+ * registered waiter, which then holds it without a further request. A try sent while this client listens on its
+ * grant channel registers the waiter quietly where the server counts the receivers of a publication
+ * ({@link Scripts#receiversCounted}; {@code queue.lua}): it then sends nothing until the holder's TTL runs out or its
+ * wait ends, and a release skips it once its client no longer listens. A registration that is not quiet is renewed
+ * with a try at least every {@link #REARM_MILLIS} ms. A waiter whose wait ends leaves the queue with one request
+ * and no last try. Its lease counts from the sending of the try that the release names (the grant came
  * after it), for the lease the registration asked for. The default mode's first try is a plain {@code SET NX}
  * while this client has not waited for the lock lately, and may take a lock whose holder expired ahead of its
  * queue. In fair mode a waiter whose own client holds the lock holds back its first try for up to
@@ -34,7 +38,10 @@ import org.slf4j.LoggerFactory;
 final class Acquisition implements Notifier.Waiter {
     private static final Logger LOG = LoggerFactory.getLogger(Acquisition.class);
     private static final long ONE_MS = TimeUnit.MILLISECONDS.toNanos(1);
-    /** How often a queued waiter renews its registration, well within {@link Scripts#REGISTRATION_LIFE_MS}. */
+    /**
+     * How often a queued waiter whose registration is not quiet renews it, well within
+     * {@link Scripts#REGISTRATION_LIFE_MS}.
+     */
     static final long REARM_MILLIS = 1_000;
     /**
      * Where waiters queue: the longest lease a release grants a renewed waiter, so that a waiter that died after its
@@ -65,6 +72,8 @@ final class Acquisition implements Notifier.Waiter {
     private final boolean fair;
     /** Whether waiters queue in Redis and releases grant to them ({@link RedisLock#queued}). */
     private final boolean queued;
+    /** Whether this waiter may register quietly: it queues, and the server counts receivers. */
+    private final boolean quietable;
     private final long grantMillis;
     /** Told when this acquisition starts waiting, for the listener. */
     private final Events.AcquireWatch watch;
@@ -78,6 +87,16 @@ final class Acquisition implements Notifier.Waiter {
     private boolean woken;
     /** Subscribed to the lock's channel in this client's {@link Notifier}. Guarded by this. */
     private boolean joined;
+    /** The subscription this waiter joined, once joined. Guarded by this. */
+    private CompletableFuture<Void> subscription;
+    /**
+     * The subscription after whose completion this waiter tried once: a try that then still registers it renewing
+     * (the server does not see the subscription, as after a reconnect before the resubscription) renews it on the
+     * timer, never in a loop. Guarded by this.
+     */
+    private CompletableFuture<Void> triedAfter;
+    /** Whether the listener heard that this acquisition waits. Guarded by this. */
+    private boolean told;
     /** The wake-up or hold-back timer, if one is scheduled. Guarded by this. */
     private ScheduledFuture<?> timer;
     /** The channel's state when the first try was sent, to tell whether a release was missed. Guarded by this. */
@@ -107,6 +126,7 @@ final class Acquisition implements Notifier.Waiter {
         this.token = client.newToken();
         this.fair = lock.fair();
         this.queued = lock.queued();
+        this.quietable = queued && waits && client.scripts().receiversCounted();
         this.grantMillis = renewing ? Math.min(leaseMillis, FAIR_GRANT_MILLIS) : leaseMillis;
     }
 
@@ -193,10 +213,11 @@ final class Acquisition implements Notifier.Waiter {
     }
 
     private void tryNow() {
-        long sentAt;
+        long sentAt = 0;
         int arm = 0;
-        Scripts.Try kind;
+        Scripts.Try kind = null;
         boolean undefer = false;
+        boolean expired = false;
         synchronized (this) {
             // GRANTED: until the result completes, a try would only take the lock again with this acquisition's
             // own token (a lease taken over locally has another), which nobody would release.
@@ -207,22 +228,35 @@ final class Acquisition implements Notifier.Waiter {
                 woken = true;
                 return;
             }
-            if (phase == Phase.IDLE && fair && waits && !tried && client.notifier().defer(lock.keys(), this)) {
+            if (queued && waits && tried && !forever && phase == Phase.IDLE
+                    && client.ticker().read() - deadline >= 0) {
+                // The wait is over: leave the queue with one request (a grant that reached this waiter meanwhile
+                // is passed on), with no last try.
+                expired = true;
+            } else if (phase == Phase.IDLE && fair && waits && !tried
+                    && client.notifier().defer(lock.keys(), this)) {
                 move(Phase.HELD_BACK);
                 long holdBack = forever ? HOLD_BACK_NANOS
                         : Math.max(0, Math.min(HOLD_BACK_NANOS, deadline - client.ticker().read()));
                 timer = client.scheduler().schedule(this::wake, holdBack, TimeUnit.NANOSECONDS);
                 return;
+            } else {
+                undefer = phase == Phase.HELD_BACK;
+                sentAt = client.ticker().read();
+                kind = Scripts.Try.of(waits, tried);
+                arm = sending(sentAt);
+                if (!joined) {
+                    // The notifier never calls a waiter under its own lock, so this order (waiter, then notifier)
+                    // cannot deadlock.
+                    markAtSend = waits ? client.notifier().mark(lock.keys(), queued) : null;
+                }
             }
-            undefer = phase == Phase.HELD_BACK;
-            sentAt = client.ticker().read();
-            kind = Scripts.Try.of(waits, tried);
-            arm = sending(sentAt);
-            if (!joined) {
-                // The notifier never calls a waiter under its own lock, so this order (waiter, then notifier)
-                // cannot deadlock.
-                markAtSend = waits ? client.notifier().mark(lock.keys(), queued) : null;
+        }
+        if (expired) {
+            if (result.complete(Optional.empty())) {
+                leaveQueue(true);
             }
+            return;
         }
         if (undefer) {
             // Held back, but no release took it along in time: it tries on its own.
@@ -250,17 +284,47 @@ final class Acquisition implements Notifier.Waiter {
                     } else if (!result.isDone()) {
                         // Only while someone still waits for it: a try sent after a close (or a give-up) failed the
                         // result could take the lock for nobody.
-                        send(Scripts.Try.FIRST, 0, sentAt);
+                        if (quietable) {
+                            subscribeThenTry(sentAt);
+                        } else {
+                            send(Scripts.Try.FIRST, 0, sentAt);
+                        }
                     }
                 }, this::failed);
+    }
+
+    /**
+     * Where the waiter may register quietly and its SET found the key: subscribes first, then sends the script's
+     * first try, which finds the subscription and registers the waiter quietly at once. A try before the
+     * subscription would have to be followed by another once subscribed, since a grant published in between was not
+     * heard. A lock that is free with a fencing counter costs the subscription for nothing; the channel then
+     * lingers, and the client's next tries of the lock go straight to the script.
+     */
+    private void subscribeThenTry(long sentAt) {
+        CompletableFuture<Void> subscribed = joinChannel();
+        synchronized (this) {
+            triedAfter = subscribed;
+        }
+        client.inFlight().send(InFlight.Kind.WORK, () -> subscribed, (ignored, e) -> {
+            if (e != null) {
+                fail(e, false);
+            } else if (!result.isDone()) {
+                send(Scripts.Try.FIRST, 0, sentAt);
+            }
+        }, this::failed);
     }
 
     /** Sends a try of this kind and acts on its reply; {@code sentAt} is when the try (or the SET before) was sent. */
     private void send(Scripts.Try kind, int arm, long sentAt) {
         Replicas replicas = lock.replicas();
         if (queued) {
+            // Quiet only once this client's subscription is complete: the script's probe then confirms that Redis
+            // has it (not so before the resubscription after a reconnect). A probe alone could also be answered by
+            // someone else's pattern subscription.
+            long quietWait = !quietable || client.notifier().mark(lock.keys(), queued) == null ? Scripts.RENEWING
+                    : forever ? -1 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - client.ticker().read()));
             client.inFlight().send(InFlight.Kind.WORK, () -> client.scripts().acquireQueued(lock.keys(), token,
-                    leaseMillis, kind, arm, grantMillis, client.instanceId(), fair), (reply, error) -> {
+                    leaseMillis, kind, arm, grantMillis, client.instanceId(), fair, quietWait), (reply, error) -> {
                         if (error != null) {
                             fail(error, true);
                         } else {
@@ -301,7 +365,8 @@ final class Acquisition implements Notifier.Waiter {
         if (reply instanceof Replies.Acquired acquired) {
             onAcquired(acquired.fence(), acquired.grantedMillis(), acks, sentAt);
         } else {
-            onHeld(((Replies.Held) reply).holderTtlMillis());
+            Replies.Held held = (Replies.Held) reply;
+            onHeld(held.holderTtlMillis(), held.quiet());
         }
     }
 
@@ -313,7 +378,13 @@ final class Acquisition implements Notifier.Waiter {
         }
     }
 
-    private void onHeld(long holderTtlMillis) {
+    /**
+     * A try found the lock held (or free with earlier waiters queued): wait for a wake-up, a grant, the holder's TTL
+     * or the deadline.
+     *
+     * @param quiet whether the try registered this waiter quietly, so that it need not renew its registration
+     */
+    private void onHeld(long holderTtlMillis, boolean quiet) {
         if (result.isDone()) {
             return;
         }
@@ -327,6 +398,8 @@ final class Acquisition implements Notifier.Waiter {
         }
         boolean join = false;
         boolean retry = false;
+        boolean tell = false;
+        CompletableFuture<Void> retryAfter = null;
         Notifier.Mark mark = null;
         synchronized (this) {
             // GRANTED: a grant message overtook this try's reply; the lease is on its way.
@@ -334,27 +407,43 @@ final class Acquisition implements Notifier.Waiter {
                 return;
             }
             move(Phase.IDLE);
+            tell = !told;
+            told = true;
             if (!joined) {
-                joined = true;
                 join = true;
                 mark = markAtSend;
             } else if (woken) {
                 retry = true;
+            } else if (!quiet && subscription != triedAfter) {
+                // Joined, but no try sent since the subscription completed has answered yet: a grant published
+                // before it was not heard; try once more when it is complete (at once if it is). A later try that
+                // still does not register quietly (Redis does not have the subscription yet, as after a reconnect)
+                // renews on the timer.
+                retryAfter = subscription;
+                triedAfter = subscription;
             } else {
-                timer = client.scheduler().schedule(this::wake, delay(holderTtlMillis), TimeUnit.NANOSECONDS);
+                timer = client.scheduler().schedule(this::wake, delay(holderTtlMillis, quiet), TimeUnit.NANOSECONDS);
             }
         }
-        if (join) {
+        if (tell) {
             watch.waiting();
-            String channel = client.notifier().channel(lock.keys(), queued);
-            CompletableFuture<Void> subscription = client.notifier().join(channel, this);
-            if (client.notifier().unbroken(channel, mark)) {
-                // Subscribed without a break since before the try was sent, and no release was heard since: wait,
-                // as a retry would only fail.
-                waitForWake(holderTtlMillis);
+        }
+        if (join) {
+            CompletableFuture<Void> joining = joinChannel();
+            if (quiet || client.notifier().unbroken(client.notifier().channel(lock.keys(), queued), mark)) {
+                // The try found this client listening, or the channel was subscribed without a break since before
+                // the try was sent and no release was heard since: wait, as a retry would only fail.
+                waitForWake(holderTtlMillis, quiet);
                 return;
             }
-            client.inFlight().send(InFlight.Kind.WORK, () -> subscription, (ignored, e) -> {
+            synchronized (this) {
+                triedAfter = joining;
+            }
+            retryAfter = joining;
+        }
+        if (retryAfter != null) {
+            CompletableFuture<Void> subscribed = retryAfter;
+            client.inFlight().send(InFlight.Kind.WORK, () -> subscribed, (ignored, e) -> {
                 if (e != null) {
                     fail(e, false);
                 } else {
@@ -363,6 +452,20 @@ final class Acquisition implements Notifier.Waiter {
             }, this::failed);
         } else if (retry) {
             wake();
+        }
+    }
+
+    /** Joins the lock's channel in this client's notifier, once; returns the subscription. */
+    private CompletableFuture<Void> joinChannel() {
+        synchronized (this) {
+            if (joined) {
+                return subscription;
+            }
+            joined = true;
+            // The notifier never calls a waiter under its own lock, so this order (waiter, then notifier) cannot
+            // deadlock.
+            subscription = client.notifier().join(client.notifier().channel(lock.keys(), queued), this);
+            return subscription;
         }
     }
 
@@ -410,10 +513,13 @@ final class Acquisition implements Notifier.Waiter {
             known = arm >= 0 && arm < sent && arm >= sent - ARMS_KEPT;
             sentAt = known ? armSentAt[arm % ARMS_KEPT] : 0;
         }
-        if (known) {
+        // The lease counts from the sending of the try the grant names: a quiet waiter's may be long past, and a
+        // grant's lease counted from it would have run out, or nearly, by the local clock.
+        if (known && client.ticker().read() - sentAt <= TimeUnit.MILLISECONDS.toNanos(grantMillis) / 2) {
             grant(fence, sentAt, grantMillis, 0, upcoming);
         } else {
-            // Too old to date: the next try finds the lock held by this token and reports its remaining lease.
+            // Too old to date: the next try finds the lock held by this token and reports its remaining lease,
+            // counted from that try's sending.
             LOG.debug("grant of lock '{}' names try {} of {}; trying again", lock.name(), arm, sent);
             wake();
         }
@@ -465,6 +571,21 @@ final class Acquisition implements Notifier.Waiter {
         before.run();
         deliver(lease);
         return lease;
+    }
+
+    @Override
+    public void holderChanged(long grantMillis) {
+        synchronized (this) {
+            if (result.isDone() || phase != Phase.IDLE || timer == null) {
+                return;
+            }
+            long delay = delay(grantMillis, true);
+            if (timer.getDelay(TimeUnit.NANOSECONDS) <= delay) {
+                return;
+            }
+            timer.cancel(false);
+            timer = client.scheduler().schedule(this::wake, delay, TimeUnit.NANOSECONDS);
+        }
     }
 
     @Override
@@ -522,7 +643,7 @@ final class Acquisition implements Notifier.Waiter {
     @Override
     public void boarded(boolean registered) {
         if (registered) {
-            onHeld(-1);
+            onHeld(-1, false);
         } else {
             synchronized (this) {
                 if (phase == Phase.TRYING) {
@@ -544,7 +665,7 @@ final class Acquisition implements Notifier.Waiter {
     }
 
     /** After joining an already-subscribed channel: wait like any waiter, unless a wake came meanwhile. */
-    private void waitForWake(long holderTtlMillis) {
+    private void waitForWake(long holderTtlMillis, boolean quiet) {
         boolean retry;
         synchronized (this) {
             if (result.isDone()) {
@@ -552,7 +673,7 @@ final class Acquisition implements Notifier.Waiter {
             }
             retry = woken;
             if (!retry) {
-                timer = client.scheduler().schedule(this::wake, delay(holderTtlMillis), TimeUnit.NANOSECONDS);
+                timer = client.scheduler().schedule(this::wake, delay(holderTtlMillis, quiet), TimeUnit.NANOSECONDS);
             }
         }
         if (retry) {
@@ -560,11 +681,12 @@ final class Acquisition implements Notifier.Waiter {
         }
     }
 
-    private long delay(long holderTtlMillis) {
+    /** How long to wait for a wake-up before trying again: at most until the holder's TTL or the deadline. */
+    private long delay(long holderTtlMillis, boolean quiet) {
         long delay = holderTtlMillis > 0
                 ? TimeUnit.MILLISECONDS.toNanos(holderTtlMillis) + ONE_MS
                 : TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-        if (queued) {
+        if (queued && !(quiet && holderTtlMillis > 0)) {
             delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(REARM_MILLIS));
         }
         if (!forever) {

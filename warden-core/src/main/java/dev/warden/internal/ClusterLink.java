@@ -204,6 +204,12 @@ final class ClusterLink implements Link {
         return version.atLeast(7, 0);
     }
 
+    /** Only sharded pub/sub: a plain PUBLISH in a cluster counts the receivers on the node that ran it. */
+    @Override
+    public boolean receiversCounted() {
+        return sharded();
+    }
+
     @Override
     public RedisVersion version() {
         return version;

@@ -55,6 +55,13 @@ interface Link {
     /** @return whether wake-ups use sharded pub/sub ({@code SSUBSCRIBE}/{@code SPUBLISH}) */
     boolean sharded();
 
+    /**
+     * @return whether a publication's reply counts every client that listens on the channel, so that a release can
+     *         tell a waiter whose client stopped listening ({@code queue.lua}): true for a single server and for a
+     *         cluster's sharded pub/sub
+     */
+    boolean receiversCounted();
+
     /** @return the server's version, read when the link connected */
     RedisVersion version();
 

@@ -62,6 +62,13 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         default void assigned(long fence, int arm, List<String> upcoming) {
         }
 
+        /**
+         * Where waiters queue: a release granted the lock to the waiter queued ahead of this one, for a grant's
+         * lease of {@code grantMillis} until its holder renews it; a waiter that sleeps longer checks then.
+         */
+        default void holderChanged(long grantMillis) {
+        }
+
         /** The handover did not happen: try again at once. */
         void unreserve();
 
@@ -453,6 +460,14 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     public void message(String channel, String message) {
         Replies.Grant grant;
         try {
+            Replies.HolderChanged changed = Replies.holderChanged(message);
+            if (changed != null) {
+                Waiter waiter = byToken.get(changed.token());
+                if (waiter != null) {
+                    waiter.holderChanged(changed.grantMillis());
+                }
+                return;
+            }
             grant = Replies.grant(message);
         } catch (Replies.UnexpectedReplyException e) {
             // Nobody waits for this message in particular: the waiter it names finds its grant by its next try.

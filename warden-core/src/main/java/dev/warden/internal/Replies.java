@@ -56,8 +56,13 @@ final class Replies {
      * The lock is held by another token, or free while older waiters come first.
      *
      * @param holderTtlMillis the holder's remaining lease in ms, or -1 when unknown or free
+     * @param quiet           where waiters queue: the try registered the waiter quietly ({@code queue.lua}), so it
+     *                        need not renew its registration before the holder's TTL runs out
      */
-    record Held(long holderTtlMillis) implements Acquire, ShareTry {
+    record Held(long holderTtlMillis, boolean quiet) implements Acquire, ShareTry {
+        Held(long holderTtlMillis) {
+            this(holderTtlMillis, false);
+        }
     }
 
     /**
@@ -273,6 +278,9 @@ final class Replies {
     private static Acquire acquired(String script, List<Object> reply) {
         if (reply != null && reply.size() == 3 && Long.valueOf(1L).equals(reply.get(0))) {
             return new Acquired(integer(script, reply.get(1)), integer(script, reply.get(2)));
+        }
+        if (reply != null && reply.size() == 2 && Long.valueOf(2L).equals(reply.get(0))) {
+            return new Held(integer(script, reply.get(1)), true);
         }
         long value = integer(script, single(script, reply));
         if (value > 0) {
@@ -531,6 +539,37 @@ final class Replies {
             throw unexpected("force-release", reply);
         }
         return value == 0 ? OptionalLong.empty() : OptionalLong.of(Math.max(value, 0));
+    }
+
+    /**
+     * A message on a client's channel that the lock passed to the waiter queued ahead of a quiet waiter of the
+     * client ({@code release-queued.lua}).
+     *
+     * @param token       the quiet waiter's token
+     * @param grantMillis the lease of the grant, until its holder renews it
+     */
+    record HolderChanged(String token, long grantMillis) {
+    }
+
+    /**
+     * A message on a client's channel: {@code "+<token>:<grant ms>"}, the lock passed to the waiter ahead of the
+     * waiter with that token; or another message ({@link #grant}).
+     *
+     * @return the message's content, or null for a message of another kind
+     */
+    static HolderChanged holderChanged(String message) {
+        if (!message.startsWith("+")) {
+            return null;
+        }
+        int colon = message.lastIndexOf(':');
+        try {
+            if (colon < 2) {
+                throw new NumberFormatException("':' expected");
+            }
+            return new HolderChanged(message.substring(1, colon), Long.parseLong(message.substring(colon + 1)));
+        } catch (NumberFormatException e) {
+            throw new UnexpectedReplyException("unexpected message '" + message + "': " + e.getMessage(), e);
+        }
     }
 
     /**

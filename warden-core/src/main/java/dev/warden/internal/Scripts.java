@@ -26,6 +26,8 @@ final class Scripts {
     static final long FENCE_RETENTION_MS = 24L * 60 * 60 * 1000;
     /** Where waiters queue: how long a waiter's registration lives unless the waiter renews it. */
     static final long REGISTRATION_LIFE_MS = 3_000;
+    /** For {@link #acquireQueued}: the waiter registers renewing, never quietly. */
+    static final long RENEWING = -2;
 
     /** The prelude of every script: the server's clock and a lock key's value ({@code lock.lua}). */
     static final String LOCK = "lock";
@@ -73,6 +75,16 @@ final class Scripts {
     /** @return the command that announces grants and wake-ups: PUBLISH, or SPUBLISH in a Redis 7 cluster */
     String publish() {
         return publish;
+    }
+
+    /**
+     * @return whether the server that runs a lock's scripts counts every receiver of its grant channels, so that its
+     *         waiters may register quietly ({@code queue.lua}): a single server, or a Redis 7 cluster's sharded
+     *         pub/sub; not Sentinel, whose pub/sub connection may be on a replica, nor a cluster's plain PUBLISH,
+     *         which counts the receivers on one node only
+     */
+    boolean receiversCounted() {
+        return link.receiversCounted();
     }
 
     /** What a try is to its acquisition, which decides what the acquire script does with the waiters. */
@@ -162,13 +174,19 @@ final class Scripts {
      * @param grantMillis the lease a release grants this waiter
      * @param clientId    the calling client's id: a release by the same client announces no grant to it
      * @param fenced      whether to issue a fence even where the key is missing (fair mode does)
+     * @param quietWait   where the waiter may register quietly (its client's grant channel is subscribed, or its
+     *                    subscription on its way, and {@link #receiversCounted}): the ms left of its wait, -1 for
+     *                    no limit; else {@link #RENEWING}
      */
     CompletableFuture<Replies.Acquire> acquireQueued(LockKeys keys, String token, long leaseMillis, Try kind,
-                                                     int arm, long grantMillis, String clientId, boolean fenced) {
+                                                     int arm, long grantMillis, String clientId, boolean fenced,
+                                                     long quietWait) {
+        String[] args = {token, Long.toString(leaseMillis), kind.arg, Integer.toString(arm),
+            Long.toString(grantMillis), LIFE, clientId, fenced ? "1" : "0", keys.channel(), publish,
+            Long.toString(quietWait)};
         return this.<List<Object>>run(ACQUIRE_QUEUED, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.queue(), keys.registrations()},
-                token, Long.toString(leaseMillis), kind.arg, Integer.toString(arm), Long.toString(grantMillis),
-                LIFE, clientId, fenced ? "1" : "0").thenApply(Replies::acquireQueued);
+                quietWait == RENEWING ? java.util.Arrays.copyOf(args, 10) : args).thenApply(Replies::acquireQueued);
     }
 
     /**
@@ -209,17 +227,15 @@ final class Scripts {
      */
     CompletableFuture<Replies.Release> releaseQueued(LockKeys keys, String token, String message,
                                                      List<String> riders) {
-        String[] args = new String[riders.isEmpty() ? 5 : 6 + riders.size()];
+        String[] args = new String[6 + riders.size()];
         args[0] = token;
         args[1] = RETENTION;
         args[2] = keys.channel();
         args[3] = message;
         args[4] = publish;
-        if (!riders.isEmpty()) {
-            args[5] = LIFE;
-            for (int i = 0; i < riders.size(); i++) {
-                args[6 + i] = riders.get(i);
-            }
+        args[5] = LIFE;
+        for (int i = 0; i < riders.size(); i++) {
+            args[6 + i] = riders.get(i);
         }
         return this.<List<Object>>run(RELEASE_QUEUED, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.waiters(), keys.queue(), keys.registrations()}, args)

@@ -170,6 +170,12 @@ final class StandaloneLink implements Link {
         return false;
     }
 
+    /** Not with Sentinel: after a failover the pub/sub connection may stay on the old master, now a replica. */
+    @Override
+    public boolean receiversCounted() {
+        return !sentinel;
+    }
+
     @Override
     public synchronized void close() {
         closed = true;

@@ -1,9 +1,15 @@
 -- Prepended, after lock.lua, to the scripts of locks whose waiters queue: what they share about the queue.
 -- The queue (KEYS[2] or KEYS[3] of those scripts) is a sorted set of waiting tokens scored by arrival (server us,
 -- kept unique); the registrations, a hash of token -> "<live until ms>:<grant ms>:<arm>:<client id>": how long
--- the waiter is known to be alive, the lease a release grants it, the attempt (arm) it registered with, and the
--- client whose channel hears of its grant. A registration lives `life` ms unless the waiter renews it, and so do
--- both keys.
+-- the waiter may be alive, the lease a release grants it, the attempt (arm) it registered with, and the client
+-- whose channel ("<lock key>:c:<client id>") hears of its grant. Both keys live as long as their longest
+-- registration.
+-- A registration is renewing or quiet. A renewing one lives `life` ms (3 s) and its waiter renews it with a try
+-- every second. A quiet one is written by a try of a waiter whose client listens on its grant channel at that
+-- moment: it lives until the holder's TTL has run out (or the waiter's wait ends, if sooner), plus `life` ms, and
+-- its waiter sends nothing meanwhile. Beyond its last `life` ms a registration is live only while its client
+-- listens on its grant channel (listens), which a client whose process died, or whose pub/sub connection closed,
+-- does not; within them it is live until its end, as a renewing one is.
 
 local function registration(until_ms, grant, arm, client)
   return until_ms .. ':' .. grant .. ':' .. arm .. ':' .. client
@@ -16,10 +22,35 @@ local function parse_registration(entry)
   return tonumber(until_ms), grant, arm, client
 end
 
--- Whether a registration is live at the server's time.
+-- Whether a registration is live at the server's time by its end alone (see live_waiter).
 local function live(entry)
   local ms = now_ms()
   return entry ~= nil and tonumber(string.match(entry, '^(%d+)')) > ms
+end
+
+-- Whether the client listens on its grant channel on this server ("<channel>:<client>"): whether a publication
+-- there (by `publish`: PUBLISH, or SPUBLISH for sharded pub/sub) reaches a receiver. What it publishes is a wake-up,
+-- `message`: a client id, which the client ignores if it is its own and which wakes its first waiter of the lock
+-- otherwise (Notifier).
+local function listens(channel, client, publish, message)
+  return redis.call(publish, channel .. ':' .. client, message) > 0
+end
+
+-- Whether a registration is live at the server's time: until its end, and beyond its last `life` ms (a quiet one)
+-- only while its client listens on its grant channel, which is then woken by `caller`'s id unless it is the
+-- caller's own client (see listens).
+local function live_waiter(entry, life, channel, publish, caller)
+  local until_ms, _, _, client = parse_registration(entry)
+  if not until_ms then return false end
+  local left = until_ms - now_ms()
+  return left > 0 and (left <= life or client == caller or listens(channel, client, publish, caller))
+end
+
+-- Makes `key` live at least `ms` more: a registration never shortens the life of a longer one.
+local function outlive(key, ms)
+  if redis.call('PTTL', key) < ms then
+    redis.call('PEXPIRE', key, ms)
+  end
 end
 
 -- Joins `token` to the queue at its tail, once (a waiter that is queued already keeps its place), and proves it
@@ -29,8 +60,8 @@ local function register(queue, registrations, token, life, grant, arm, client)
   local tail = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')
   redis.call('ZADD', queue, 'NX', math.max(us, tail[2] and tonumber(tail[2]) + 1 or 0), token)
   redis.call('HSET', registrations, token, registration(ms + life, grant, arm, client))
-  redis.call('PEXPIRE', queue, life)
-  redis.call('PEXPIRE', registrations, life)
+  outlive(queue, life)
+  outlive(registrations, life)
 end
 
 -- Registers waiters of one client that were held back for its lease at the queue's tail, in their order, behind
@@ -46,8 +77,8 @@ local function board(queue, registrations, life, first, client)
     end
     redis.call('HSET', registrations, ARGV[i], registration(ms + life, ARGV[i + 2], ARGV[i + 1], client))
   end
-  redis.call('PEXPIRE', queue, life)
-  redis.call('PEXPIRE', registrations, life)
+  outlive(queue, life)
+  outlive(registrations, life)
 end
 
 -- Removes `token` from the queue and its registration, if it is queued.

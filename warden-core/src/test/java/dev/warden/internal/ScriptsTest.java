@@ -117,7 +117,7 @@ class ScriptsTest {
                 }
             }
         }
-        assertThat(passedIn).isEqualTo(6);
+        assertThat(passedIn).isEqualTo(8);
         Script release = script("release");
         List<String> lines = release.source().lines().collect(Collectors.toList());
         assertThat(release.commandsAt(lines.indexOf("  redis.call(ARGV[5], ARGV[3], ARGV[4])") + 1, "SPUBLISH"))

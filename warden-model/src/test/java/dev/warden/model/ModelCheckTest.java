@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class ModelCheckTest {
     private static final Path TLA = Paths.get("src", "main", "tla");
     private static final Path WORK = Paths.get("target", "tlc");
-    private static final long LIMIT_SECONDS = 150;
+    private static final long LIMIT_SECONDS = 240;
     private static final String CLEAN = "Model checking completed. No error has been found.";
     private static final Pattern DISTINCT = Pattern.compile("([\\d,]+) distinct states found");
 
@@ -74,6 +74,11 @@ class ModelCheckTest {
     @Test
     void anAcquireThatKeepsADeadWaiterAtTheHeadOfTheQueueStarvesTheLiveOnesBehindIt() throws Exception {
         assertViolated("MutantNoPrune", "Temporal properties were violated");
+    }
+
+    @Test
+    void aQuietRegistrationTakenForLiveAfterItsClientDiedStarvesTheLiveWaitersBehindIt() throws Exception {
+        assertViolated("MutantNoListenCheck", "Temporal properties were violated");
     }
 
     private static void assertClean(String config) throws Exception {
