@@ -51,10 +51,6 @@ record LockKeys(String lock) {
      *               queue, registrations and waiters; other lock kinds use suffixes of their own
      */
     record Parsed(String name, String suffix) {
-        /** @return whether this is the lock key of a mutex, {@link #lock()}: the key ends with the tag */
-        boolean mutex() {
-            return suffix.isEmpty();
-        }
     }
 
     /**

@@ -67,8 +67,8 @@ class NamePatternTest {
         assertThat(LockKeys.parse("warden:", "warden:{orders:42}")).isEqualTo(new LockKeys.Parsed("orders:42", ""));
         assertThat(LockKeys.parse("warden:", "warden:{orders:42}:q")).isEqualTo(
                 new LockKeys.Parsed("orders:42", ":q"));
-        assertThat(LockKeys.parse("warden:", "warden:{orders:42}").mutex()).isTrue();
-        assertThat(LockKeys.parse("warden:", "warden:{orders:42}:rw").mutex()).isFalse();
+        assertThat(LockKeys.parse("warden:", "warden:{orders:42}").suffix()).isEmpty();
+        assertThat(LockKeys.parse("warden:", "warden:{orders:42}:rw").suffix()).isEqualTo(":rw");
         for (String name : List.of("job-{7}", "50%", "%7B", "}{", "plain")) {
             LockKeys keys = LockKeys.of("w:", name);
             assertThat(LockKeys.parse("w:", keys.lock())).isEqualTo(new LockKeys.Parsed(name, ""));
@@ -76,7 +76,7 @@ class NamePatternTest {
         }
         for (String key : List.of("other:{x}", "w:x", "w:{}", "w:{x", "w:{bad%}", "w:{%7b}", "w:{%7B}x{")) {
             LockKeys.Parsed parsed = LockKeys.parse("w:", key);
-            assertThat(parsed == null || !parsed.mutex()).as(key).isTrue();
+            assertThat(parsed == null || !parsed.suffix().isEmpty()).as(key).isTrue();
         }
         // "a%7B" is the escape of "a{"; the name "a%7B" itself escapes to "a%257B".
         assertThat(LockKeys.parse("w:", "w:{a%7B}")).isEqualTo(new LockKeys.Parsed("a{", ""));
