@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * of untimed load before each contender's first run (3), {@code --scenarios S1,S2,S3,S4,S3C,S4C} (S9, 64 clients
  * on 8 names, and S10 and S11, the read-write lock and the semaphore, only when named), {@code --contenders warden,floor,redisson,redisson-fair}
  * ({@code redisson-expirable}, Redisson's RPermitExpirableSemaphore in S11, only when named),
- * {@code --resources S5,S6} (a blank value for none),
+ * {@code --resources S5,S6} (a blank value for none), {@code --scale S8} ({@link Scale}: none by default),
  * {@code --s5-seconds N} how long S5 holds its leases (15), {@code --s5-leases N} (10000), {@code --s6-locks N}
  * (100000), {@code --out DIR} (bench-results), {@code --redis URI} (default: a redis-server started here).
  */
@@ -47,7 +47,7 @@ public final class Bench {
         int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
         Duration warmup = seconds(options, "warmup", "3");
         List<Scenario> scenarios = Arrays.stream(options.getOrDefault("scenarios", "S1,S2,S3,S4,S3C,S4C").split(","))
-                .map(Scenario::valueOf).toList();
+                .filter(name -> !name.isBlank()).map(Scenario::valueOf).toList();
         List<String> contenders = List.of(options.getOrDefault("contenders", String.join(",", Contenders.NAMES))
                 .split(","));
         Path out = Path.of(options.getOrDefault("out", "bench-results"));
@@ -70,6 +70,24 @@ public final class Bench {
                         } catch (RuntimeException e) {
                             // The scenarios' figures are already measured; one failed measurement must not lose them.
                             System.err.printf("%s %s failed: %s%n", resource, name, e);
+                        }
+                    }
+                }
+            }
+            for (String scale : options.getOrDefault("scale", "").split(",")) {
+                if (scale.isBlank()) {
+                    continue;
+                }
+                for (int size : Scale.sizes(scale, options)) {
+                    for (String name : List.of("warden", "redisson")) {
+                        if (contenders.contains(name)) {
+                            try {
+                                results.resources(Scale.key(scale, size), name, Scale.run(scale, name, uri, size));
+                                System.err.printf(Locale.ROOT, "%s %s done, %.0f s in%n", Scale.key(scale, size),
+                                        name, (System.nanoTime() - started) / 1e9);
+                            } catch (RuntimeException e) {
+                                System.err.printf("%s %s failed: %s%n", Scale.key(scale, size), name, e);
+                            }
                         }
                     }
                 }
@@ -432,8 +450,7 @@ public final class Bench {
             }
             for (Map.Entry<String, Map<String, Map<String, Double>>> resource : resources.entrySet()) {
                 out.append(String.format(Locale.ROOT, "%n%s: %s (one run)%n", resource.getKey(),
-                        resource.getKey().equals("S5") ? "many leases kept alive by the watchdog (3 s lease)"
-                                : "memory of held locks"));
+                        describe(resource.getKey())));
                 Map<String, Map<String, Double>> byContender = resource.getValue();
                 out.append(String.format(Locale.ROOT, "  %-38s", "figure"));
                 byContender.keySet().forEach(c -> out.append(String.format(Locale.ROOT, "%15s", c)));
@@ -466,6 +483,15 @@ public final class Bench {
                 out.append(String.format(Locale.ROOT, "  warden / %-13s %s ratio %s%n", other, figure,
                         Double.isNaN(ratio) ? "n/a" : String.format(Locale.ROOT, "%.2f", ratio)));
             }
+        }
+
+        /** What a resource or {@link Scale scale} measurement measures. */
+        private static String describe(String key) {
+            return switch (key) {
+                case "S5" -> "many leases kept alive by the watchdog (3 s lease)";
+                case "S6" -> "memory of held locks";
+                default -> Scale.description(key.split(" ")[0]);
+            };
         }
 
         /** The width of a contender's column in the table: 15, or one more than a longer name. */

@@ -22,7 +22,7 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
- * S5 and S6, run once per contender: the cost of many held leases rather than of lock operations.
+ * S5, S6 and S8, run once per contender: the cost of many held leases rather than of lock operations.
  *
  * <p>S5: N leases held with the watchdog at a short lease for a while: renewal requests per lease per renewal
  * period (top-level EVAL/EVALSHA calls from INFO commandstats), the client process's CPU time, and whether every
@@ -93,6 +93,52 @@ final class Resources {
         }
     }
 
+    /**
+     * S8: {@code locks} locks held by one client with the watchdog ({@code lease}, renewed every third of it) for
+     * one renewal period after the last is acquired: Redis bytes per held lock, client heap per lease, renewal
+     * requests per lease in that period, and how many locks Redis still holds at its end. Each lease is due one
+     * renewal in the period, as they were acquired over a longer time than a period. Nothing is asked of the
+     * locks one by one while they are held: both contenders are checked with DBSIZE.
+     */
+    static Map<String, Double> manyLocks(String contender, String uri, int locks, Duration lease) throws Exception {
+        call(uri, "FLUSHALL");
+        try (Holder holder = Holder.open(contender, uri, lease)) {
+            holder.acquire("s8-warm-up:", 1);
+            holder.releaseAll();
+            awaitKeys(uri, holder.keysPerClient());
+            long keysBefore = dbSize(uri);
+            long redisBefore = usedMemory(uri);
+            awaitQuietThreads();
+            long started = System.nanoTime();
+            holder.acquire("s8:", locks);
+            double acquireSeconds = (System.nanoTime() - started) / 1e9;
+            long calls = scriptCalls(uri);
+            long periodStarted = System.nanoTime();
+            long heapHeld = settledHeapUsed();
+            long redisAfter = usedMemory(uri);
+            long period = lease.toNanos() / 3;
+            TimeUnit.NANOSECONDS.sleep(Math.max(0, period - (System.nanoTime() - periodStarted)));
+            long renewals = scriptCalls(uri) - calls;
+            long keysHeld = dbSize(uri) - keysBefore;
+            started = System.nanoTime();
+            int notHeld = holder.releaseAll();
+            double releaseSeconds = (System.nanoTime() - started) / 1e9;
+            long heapReleased = settledHeapUsed();
+            Map<String, Double> figures = new LinkedHashMap<>();
+            figures.put("locks", (double) locks);
+            figures.put("acquired per s", locks / acquireSeconds);
+            figures.put("redis bytes per held lock", (redisAfter - redisBefore) / (double) locks);
+            figures.put("client heap bytes per lease", (heapHeld - heapReleased) / (double) locks);
+            figures.put("renew requests per lease per period", renewals / (double) locks);
+            figures.put("locks lost in the period", (double) (locks - keysHeld));
+            figures.put("locks not held at release", (double) notHeld);
+            figures.put("released per s", locks / releaseSeconds);
+            figures.put("keys left after release", (double) (dbSize(uri) - keysBefore));
+            call(uri, "FLUSHALL");
+            return figures;
+        }
+    }
+
     /** Holds many locks of one contender, acquired in parallel batches. */
     private interface Holder extends AutoCloseable {
         void acquire(String prefix, int count) throws Exception;
@@ -109,7 +155,8 @@ final class Resources {
             throw new UnsupportedOperationException("no fencing tokens");
         }
 
-        void releaseAll() throws Exception;
+        /** @return how many of the held locks were found no longer held at their release */
+        int releaseAll() throws Exception;
 
         /** @return how many keys the client keeps of its own once it has acquired, besides the locks' */
         default int keysPerClient() {
@@ -123,7 +170,8 @@ final class Resources {
             return switch (contender) {
                 case "warden" -> new WardenHolder(uri, lease);
                 case "redisson" -> new RedissonHolder(uri, lease);
-                default -> throw new IllegalArgumentException("S5/S6 measure warden and redisson, not " + contender);
+                default -> throw new IllegalArgumentException("S5, S6 and S8 measure warden and redisson, not "
+                        + contender);
             };
         }
     }
@@ -180,10 +228,21 @@ final class Resources {
             }
         }
 
+        /** In batches of 1,000 asynchronous releases, as {@link RedissonHolder#releaseAll} does. */
         @Override
-        public void releaseAll() {
-            leases.forEach(Lease::close);
+        public int releaseAll() {
+            int lost = 0;
+            for (int from = 0; from < leases.size(); from += 1000) {
+                List<CompletableFuture<Boolean>> batch = new ArrayList<>();
+                for (Lease lease : leases.subList(from, Math.min(leases.size(), from + 1000))) {
+                    batch.add(lease.releaseAsync());
+                }
+                for (CompletableFuture<Boolean> released : batch) {
+                    lost += released.join() ? 0 : 1;
+                }
+            }
             leases.clear();
+            return lost;
         }
 
         @Override
@@ -222,18 +281,30 @@ final class Resources {
             return (int) locks.stream().filter(RLock::isLocked).count();
         }
 
+        /** Counts an unlock that Redisson refuses as not held by this thread (the lock expired) as lost. */
         @Override
-        public void releaseAll() {
+        public int releaseAll() {
             // In batches, as acquired: 100,000 unlocks at once exhaust Redisson's connection pool on a slow machine.
             long thread = Thread.currentThread().getId();
+            int lost = 0;
             for (int from = 0; from < locks.size(); from += 1000) {
                 List<CompletableFuture<Void>> batch = new ArrayList<>();
                 for (RLock lock : locks.subList(from, Math.min(locks.size(), from + 1000))) {
                     batch.add(lock.unlockAsync(thread).toCompletableFuture());
                 }
-                batch.forEach(CompletableFuture::join);
+                for (CompletableFuture<Void> unlocked : batch) {
+                    try {
+                        unlocked.join();
+                    } catch (java.util.concurrent.CompletionException e) {
+                        if (!(e.getCause() instanceof IllegalMonitorStateException)) {
+                            throw e;
+                        }
+                        lost++;
+                    }
+                }
             }
             locks.clear();
+            return lost;
         }
 
         @Override
