@@ -43,16 +43,23 @@ import org.redisson.config.Config;
  * start (at most 10 s more), and then measures over a window of {@code hold}:
  *
  * <ul>
- *   <li>the commands Redis processed ({@code INFO stats total_commands_processed}), per second and per waiter per
- *       second. Nothing is subtracted: the figure includes the two {@code INFO} calls that take it and the holders'
- *       own renewals, which for Warden are one batched script per renewal period (10 s) for all holders, and for
- *       Redisson one script per held lock per 10 s; and every client's housekeeping (Redisson pings each pooled
- *       connection every 30 s);</li>
+ *   <li>the commands Redis processed ({@code INFO stats total_commands_processed}, which counts the commands a
+ *       script runs as well as the script: a waiter's try is one script of about ten commands), per second and per
+ *       waiter per second; and the scripts ({@code EVAL} and {@code EVALSHA} calls in {@code INFO commandstats}, each
+ *       a request) per waiter per second. Nothing is subtracted: the figures include the {@code INFO} calls that take
+ *       them and the holders' own renewals, which for Warden are one batched script per renewal period (10 s) for
+ *       all holders, and for Redisson one script per held lock per 10 s; and every client's housekeeping (Redisson
+ *       pings each pooled connection every 30 s);</li>
  *   <li>the CPU time Redis used ({@code INFO cpu}, user and system), in ms per second;</li>
  *   <li>the live platform threads of this JVM at the end of the window, and that less the count before any client
  *       was opened (virtual threads are not counted: {@link ThreadMXBean#getThreadCount()} counts platform threads
  *       only).</li>
  * </ul>
+ *
+ * <p>A Warden waiter registered quietly tries once when the holder's TTL it was told runs out (20 to 30 s after its
+ * try, with the watchdog's 30 s lease renewed every 10 s), finds the lock renewed and registers quietly again: one
+ * script per waiter per 20-30 s, all of a name's waiters at about the same time. The window sees those tries only if
+ * it ends more than 20 s after the waiters joined, as when 10,000 platform threads take over 10 s to start.
  *
  * <p>Then the holders release, one name after another without a pause. From then on a waiter that acquires records
  * its handoff (the {@code nanoTime} of its acquire less that of the previous holder of the name, which publishes it
@@ -139,15 +146,18 @@ final class ManyWaiters {
             Duration extra = min(main.startTime, MAX_EXTRA_SETTLE);
             TimeUnit.MILLISECONDS.sleep(SETTLE.plus(extra).toMillis());
             long commands = commandsProcessed(redisUri);
+            long scripts = scriptCalls(redisUri);
             double cpu = Resources.redisCpuSeconds(redisUri);
             long start = System.nanoTime();
             TimeUnit.MILLISECONDS.sleep(hold.toMillis());
             int threadsHeld = threads.getThreadCount();
             double seconds = Math.max(1e-9, (System.nanoTime() - start) / 1e9);
             long commandsHeld = commandsProcessed(redisUri) - commands;
+            long scriptsHeld = scriptCalls(redisUri) - scripts;
             double cpuHeld = Resources.redisCpuSeconds(redisUri) - cpu;
-            figures.put("redis requests per s (held)", commandsHeld / seconds);
-            figures.put("requests per waiter per s (held)", commandsHeld / seconds / waiters);
+            figures.put("redis commands per s (held)", commandsHeld / seconds);
+            figures.put("commands per waiter per s (held)", commandsHeld / seconds / waiters);
+            figures.put("scripts per waiter per s (held)", scriptsHeld / seconds / waiters);
             figures.put("redis cpu ms per s (held)", cpuHeld * 1000 / seconds);
             figures.put("client threads (held)", (double) threadsHeld);
             figures.put("client threads added", (double) (threadsHeld - threadsBefore));
@@ -264,9 +274,11 @@ final class ManyWaiters {
             try {
                 started.incrementAndGet();
                 // Long enough for any bounded run: the caller's own bounds fail the run first.
+                long begin = System.nanoTime();
                 Optional<Held> lease = client.acquire(prefix + name, Duration.ofMinutes(10));
                 if (lease.isEmpty()) {
-                    throw new IllegalStateException("a waiter timed out");
+                    throw new IllegalStateException("a waiter of " + prefix + name + " was told it did not get the"
+                            + " lock within its 10 min wait, after " + (System.nanoTime() - begin) / 1_000_000 + " ms");
                 }
                 long now = System.nanoTime();
                 acquired.incrementAndGet();
@@ -469,6 +481,18 @@ final class ManyWaiters {
             }
         }
         throw new IllegalStateException("no total_commands_processed in INFO stats");
+    }
+
+    /** @return the scripts the server has run since it started: {@code EVAL} and {@code EVALSHA} calls */
+    private static long scriptCalls(String uri) throws Exception {
+        String stats = (String) call(uri, "INFO", "commandstats");
+        long calls = 0;
+        for (String line : stats.split("\r\n")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+                calls += Long.parseLong(line.replaceAll("^cmdstat_[a-z]+:calls=(\\d+),.*", "$1"));
+            }
+        }
+        return calls;
     }
 
     private static Object call(String uri, String... command) throws Exception {
