@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * of untimed load before each contender's first run (3), {@code --scenarios S1,S2,S3,S4,S3C,S4C} (S9, 64 clients
  * on 8 names, and S10 and S11, the read-write lock and the semaphore, only when named), {@code --contenders warden,floor,redisson,redisson-fair}
  * ({@code redisson-expirable}, Redisson's RPermitExpirableSemaphore in S11, only when named),
- * {@code --resources S5,S6} (a blank value for none), {@code --scale S8} ({@link Scale}: none by default),
+ * {@code --resources S5,S6} (a blank value for none), {@code --scale S7,S8} ({@link Scale}: none by default),
  * {@code --s5-seconds N} how long S5 holds its leases (15), {@code --s5-leases N} (10000), {@code --s6-locks N}
  * (100000), {@code --out DIR} (bench-results), {@code --redis URI} (default: a redis-server started here).
  */
@@ -74,6 +74,7 @@ public final class Bench {
                     }
                 }
             }
+            Map<String, Map<Integer, Map<String, Map<String, Double>>>> curves = new LinkedHashMap<>();
             for (String scale : options.getOrDefault("scale", "").split(",")) {
                 if (scale.isBlank()) {
                     continue;
@@ -82,7 +83,10 @@ public final class Bench {
                     for (String name : List.of("warden", "redisson")) {
                         if (contenders.contains(name)) {
                             try {
-                                results.resources(Scale.key(scale, size), name, Scale.run(scale, name, uri, size));
+                                Map<String, Double> figures = Scale.run(scale, name, uri, size, options);
+                                results.resources(Scale.key(scale, size), name, figures);
+                                curves.computeIfAbsent(scale, k -> new LinkedHashMap<>())
+                                        .computeIfAbsent(size, k -> new LinkedHashMap<>()).put(name, figures);
                                 System.err.printf(Locale.ROOT, "%s %s done, %.0f s in%n", Scale.key(scale, size),
                                         name, (System.nanoTime() - started) / 1e9);
                             } catch (RuntimeException e) {
@@ -103,6 +107,13 @@ public final class Bench {
                 String svg = Charts.svg(results, scenario, contenders, footer);
                 if (svg != null) {
                     Files.writeString(out.resolve(scenario + ".svg"), svg, StandardCharsets.UTF_8);
+                }
+            }
+            for (Map.Entry<String, Map<Integer, Map<String, Map<String, Double>>>> curve : curves.entrySet()) {
+                String svg = Curves.svg(curve.getKey(), curve.getValue(), footer.replaceAll("; median of .*",
+                        "; one run per size"));
+                if (svg != null) {
+                    Files.writeString(out.resolve(curve.getKey() + "-curve.svg"), svg, StandardCharsets.UTF_8);
                 }
             }
             System.out.printf(Locale.ROOT, "wrote %s, results.txt and a chart per scenario; %.0f s in all%n",

@@ -40,7 +40,7 @@ import org.redisson.config.Config;
  * JVM has virtual threads (21 and later) each waiter is a virtual thread and all share one client; otherwise each is a
  * platform thread, 100 to a client ({@code ceil(waiters / 100)} clients: 100 clients of 100 threads at 10,000
  * waiters, 10 at 1,000). Once the last waiter has started, the run settles for 2 s plus the time the waiters took to
- * start (at most 10 s more), and then measures over a window of {@code hold}:
+ * start (at most 2 s more), and then measures over a window of {@code hold}:
  *
  * <ul>
  *   <li>the commands Redis processed ({@code INFO stats total_commands_processed}, which counts the commands a
@@ -85,7 +85,7 @@ final class ManyWaiters {
     /** The names of the single-waiter baseline. */
     static final int BASELINE_NAMES = 300;
     private static final Duration SETTLE = Duration.ofSeconds(2);
-    private static final Duration MAX_EXTRA_SETTLE = Duration.ofSeconds(10);
+    private static final Duration MAX_EXTRA_SETTLE = Duration.ofSeconds(2);
     private static final Duration START_BOUND = Duration.ofSeconds(60);
     private static final Duration DRAIN_BOUND = Duration.ofSeconds(60);
     private static final Duration BASELINE_SETTLE = Duration.ofSeconds(3);

@@ -9,8 +9,9 @@ import java.util.Map;
 /**
  * The scale scenarios of issue #27, run only when named ({@code --scale S8}), once per contender (Warden and
  * Redisson) and size: each at the fractions of its full size that {@code --scale-sizes} lists (1 by default; {@code
- * 0.1,0.3,1} draws the curve the README shows). S8 holds {@code --s8-locks} locks (1,000,000) with the watchdog's
- * 30 s lease for one renewal period.
+ * 0.1,0.3,1} draws the curve the README shows). S7 ({@link ManyWaiters}) blocks {@code --s7-waiters} waiters
+ * (10,000) on {@code --s7-locks} locks (10) held {@code --s7-hold} seconds (10); S8 holds {@code --s8-locks} locks
+ * (1,000,000) with the watchdog's 30 s lease for one renewal period.
  */
 final class Scale {
     private Scale() {
@@ -19,6 +20,7 @@ final class Scale {
     /** @return what the scale scenario measures, for the table */
     static String description(String scenario) {
         return switch (scenario) {
+            case "S7" -> "many waiters blocked in acquire on a few held locks, then handed the locks one by one";
             case "S8" -> "many locks held by one client with the watchdog, for one renewal period (30 s lease)";
             default -> throw unknown(scenario);
         };
@@ -27,6 +29,7 @@ final class Scale {
     /** @return the sizes to run the scenario at: {@code --scale-sizes} fractions of its full size */
     static List<Integer> sizes(String scenario, Map<String, String> options) {
         int full = switch (scenario) {
+            case "S7" -> Integer.parseInt(options.getOrDefault("s7-waiters", "10000"));
             case "S8" -> Integer.parseInt(options.getOrDefault("s8-locks", "1000000"));
             default -> throw unknown(scenario);
         };
@@ -41,12 +44,19 @@ final class Scale {
         return sizes;
     }
 
-    /** @return the figures of one contender at one size, with the watchdog's lease of 30 s */
-    static Map<String, Double> run(String scenario, String contender, String uri, int size) throws Exception {
+    /** @return the figures of one contender at one size, as the options set them */
+    static Map<String, Double> run(String scenario, String contender, String uri, int size,
+                                   Map<String, String> options) throws Exception {
+        if (scenario.equals("S7")) {
+            int locks = Integer.parseInt(options.getOrDefault("s7-locks", "10"));
+            double seconds = Double.parseDouble(options.getOrDefault("s7-hold", "10"));
+            return ManyWaiters.run(contender, uri, Math.max(size, locks), locks,
+                    Duration.ofMillis((long) (seconds * 1000)));
+        }
         return run(scenario, contender, uri, size, Duration.ofSeconds(30));
     }
 
-    /** @return the figures of one contender at one size, {@code lease} being the watchdog's lease */
+    /** @return the figures of one contender at one size of S8, {@code lease} being the watchdog's lease */
     static Map<String, Double> run(String scenario, String contender, String uri, int size, Duration lease)
             throws Exception {
         return switch (scenario) {
@@ -61,6 +71,6 @@ final class Scale {
     }
 
     private static IllegalArgumentException unknown(String scenario) {
-        return new IllegalArgumentException("no scale scenario " + scenario + "; there are S8");
+        return new IllegalArgumentException("no scale scenario " + scenario + "; there are S7 and S8");
     }
 }

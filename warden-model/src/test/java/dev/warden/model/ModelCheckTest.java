@@ -12,21 +12,16 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Runs TLC on the model of Warden's lock protocol ({@code src/main/tla/Warden.tla}, docs/model.md), one child JVM
  * per configuration (TLC calls System.exit): the correct model must check clean, and each mutant must produce a
- * counterexample to the property it breaks. Two configurations are checked at once (junit-platform.properties), the
- * two liveness mutants, the longest, first.
+ * counterexample to the property it breaks. Two configurations are checked at once (junit-platform.properties).
  */
-@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@Execution(ExecutionMode.CONCURRENT) // an order alone would run the tests on one thread
+@Execution(ExecutionMode.CONCURRENT)
 class ModelCheckTest {
     private static final Path TLA = Paths.get("src", "main", "tla");
     private static final Path WORK = Paths.get("target", "tlc");
@@ -80,13 +75,11 @@ class ModelCheckTest {
     }
 
     @Test
-    @Order(1)
     void anAcquireThatKeepsADeadWaiterAtTheHeadOfTheQueueStarvesTheLiveOnesBehindIt() throws Exception {
         assertViolated("MutantNoPrune", "Temporal properties were violated");
     }
 
     @Test
-    @Order(2)
     void aQuietRegistrationTakenForLiveAfterItsClientDiedStarvesTheLiveWaitersBehindIt() throws Exception {
         assertViolated("MutantNoListenCheck", "Temporal properties were violated");
     }
