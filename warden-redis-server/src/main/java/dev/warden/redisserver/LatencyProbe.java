@@ -6,8 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -22,7 +21,11 @@ public final class LatencyProbe implements AutoCloseable {
     public static final Duration MAX_RUN = Duration.ofMinutes(2);
 
     private final Resp connection;
-    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(task -> {
+    /**
+     * Drops its delayed tasks on shutdown (the end of {@link #MAX_RUN}), so that stopping waits for the round trip
+     * in flight only: by default the delayed end kept it alive, and every stop and close waited 15 s for it.
+     */
+    private final ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, task -> {
         Thread thread = new Thread(task, "latency-probe");
         thread.setDaemon(true);
         return thread;
@@ -33,6 +36,7 @@ public final class LatencyProbe implements AutoCloseable {
 
     private LatencyProbe(Resp connection) {
         this.connection = connection;
+        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
     }
 
     /**
