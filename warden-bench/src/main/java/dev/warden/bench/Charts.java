@@ -93,7 +93,8 @@ final class Charts {
         }
     }
 
-    private static String escape(String text) {
+    /** @return {@code text} with the characters XML gives a meaning escaped */
+    static String escape(String text) {
         return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }
 }

@@ -14,7 +14,7 @@ final class Curves {
     private static final int PANEL_HEIGHT = 160;
     private static final int GAP = 70;
     private static final int LEFT = 60;
-    private static final int TOP = 60;
+    private static final int TOP = 72;
 
     private Curves() {
     }
@@ -52,17 +52,17 @@ final class Curves {
                 + "font-family=\"sans-serif\" font-size=\"12\">%n", width, height));
         svg.append(String.format(Locale.ROOT, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>%n", width, height));
         svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"20\" font-size=\"14\" font-weight=\"bold\">%s: %s"
-                + "</text>%n", scenario, escape(Scale.description(scenario))));
+                + "</text>%n", scenario, Charts.escape(Scale.description(scenario))));
         for (int f = 0; f < figures.size(); f++) {
             panel(svg, figures.get(f), sizes, contenders, bySize, LEFT + f * (PANEL_WIDTH + GAP));
         }
         for (int c = 0; c < contenders.size(); c++) {
-            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"38\" fill=\"%s\"%s>%s</text>%n", 10 + c * 110,
+            svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"40\" fill=\"%s\"%s>%s</text>%n", 10 + c * 110,
                     color(contenders.get(c)), contenders.get(c).equals("warden") ? " font-weight=\"bold\"" : "",
-                    "— " + escape(contenders.get(c))));
+                    "— " + Charts.escape(contenders.get(c))));
         }
         svg.append(String.format(Locale.ROOT, "<text x=\"10\" y=\"%d\" fill=\"#555\" font-size=\"10\">%s</text>%n",
-                height - 10, escape(footer)));
+                height - 10, Charts.escape(footer)));
         svg.append("</svg>\n");
         return svg.toString();
     }
@@ -78,14 +78,14 @@ final class Curves {
                 }
             }
         }
-        double top = max == 0 ? 1 : max * 1.15;
+        double top = Math.max(max * 1.15, floor(figure));
         int bottom = TOP + PANEL_HEIGHT;
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>%n", x,
-                TOP - 8, escape(figure)));
+                TOP - 8, Charts.escape(figure)));
         svg.append(String.format(Locale.ROOT, "<path d=\"M%d %d V%d H%d\" stroke=\"#999\" fill=\"none\"/>%n", x, TOP,
                 bottom, x + PANEL_WIDTH));
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#555\">%s</text>%n",
-                x - 4, TOP + 4, number(top)));
+                x - 4, TOP + 4, Charts.escape(number(top))));
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" fill=\"#555\">0</text>%n",
                 x - 4, bottom));
         for (int i = 0; i < sizes.size(); i++) {
@@ -106,13 +106,22 @@ final class Curves {
                 svg.append(String.format(Locale.ROOT, "<circle cx=\"%d\" cy=\"%d\" r=\"3\" fill=\"%s\"/>%n", px, py,
                         color(contender)));
                 svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-size=\"10\" fill=\"%s\">%s"
-                        + "</text>%n", px + 4, py - 4, color(contender), number(value)));
+                        + "</text>%n", px + 4, py - 4, color(contender), Charts.escape(number(value))));
             }
             if (path.length() > 0) {
                 svg.append(String.format(Locale.ROOT, "<path d=\"%s\" stroke=\"%s\" stroke-width=\"%s\" "
                         + "fill=\"none\"/>%n", path, color(contender), contender.equals("warden") ? "2.5" : "1.5"));
             }
         }
+    }
+
+    /**
+     * The least top of a figure's axis: for the scripts per waiter per second, 1, what a waiter that renews its
+     * registration every second would cost, so that a flat line near zero reads as near zero; else whatever is above
+     * zero.
+     */
+    private static double floor(String figure) {
+        return figure.startsWith("scripts per waiter") ? 1 : 1e-9;
     }
 
     /** The x of the i-th of n sizes: evenly spaced, as the sizes are 10, 30 and 100 % rather than a scale. */
@@ -125,12 +134,8 @@ final class Curves {
     }
 
     private static String number(double value) {
-        return value >= 100 ? String.format(Locale.ROOT, "%,.0f", value)
+        return value == 0 ? "0" : value < 0.001 ? "<0.001" : value >= 100 ? String.format(Locale.ROOT, "%,.0f", value)
                 : value >= 1 ? String.format(Locale.ROOT, "%.1f", value)
                 : String.format(Locale.ROOT, "%.3f", value);
-    }
-
-    private static String escape(String text) {
-        return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;");
     }
 }

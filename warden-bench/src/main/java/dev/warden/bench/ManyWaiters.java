@@ -3,10 +3,8 @@ package dev.warden.bench;
 import dev.warden.Lease;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
-import dev.warden.redisserver.Resp;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -71,8 +69,9 @@ import org.redisson.config.Config;
  * holder client and the first waiter client, one waiter on each of 300 other names. The waiters settle for 3 s
  * (longer than half of Warden's 5 s grant lease, so that, as in the main run, a grant finds a waiter that has waited
  * long enough to try once more before it takes the lease), then the holder releases the names 5 ms apart, so that
- * about one handoff at a time is in flight. Before the main run, a warm-up round (20 waiters on 2 names, 300 ms)
- * loads the classes of the contended paths, so that neither run pays for class loading.
+ * about one handoff at a time is in flight. Before the main run, a warm-up round (1,000 waiters on 10 names, 1 s)
+ * loads the classes of the contended paths and lets the JIT compile them, so that neither run pays for either: with
+ * 20 waiters on 2 names, the size run first in a JVM had a handoff p99 several times the others'.
  *
  * <p>With virtual threads, a JFR stream counts {@code jdk.VirtualThreadPinned} events of any duration from the moment
  * a round's waiters start until the last one has released ({@code -Dwarden.bench.s7.pins=true} prints each): a
@@ -91,9 +90,9 @@ final class ManyWaiters {
     private static final Duration BASELINE_SETTLE = Duration.ofSeconds(3);
     private static final long BASELINE_GAP_MILLIS = 5;
     /** The warm-up round: waiters on names, with a short settle. */
-    private static final int WARM_UP_WAITERS = 20;
-    private static final int WARM_UP_NAMES = 2;
-    private static final Duration WARM_UP_SETTLE = Duration.ofMillis(300);
+    private static final int WARM_UP_WAITERS = 1_000;
+    private static final int WARM_UP_NAMES = 10;
+    private static final Duration WARM_UP_SETTLE = Duration.ofSeconds(1);
 
     private ManyWaiters() {
     }
@@ -120,7 +119,7 @@ final class ManyWaiters {
             throw new IllegalArgumentException("S7 needs 1 <= locks <= waiters and a hold >= 0, not " + waiters
                     + " waiters on " + locks + " locks held " + hold);
         }
-        call(redisUri, "FLUSHALL");
+        Resources.call(redisUri, "FLUSHALL");
         boolean virtual = Runtime.version().feature() >= 21;
         int clientCount = virtual ? 1 : (waiters + THREADS_PER_CLIENT - 1) / THREADS_PER_CLIENT;
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -146,14 +145,14 @@ final class ManyWaiters {
             Duration extra = min(main.startTime, MAX_EXTRA_SETTLE);
             TimeUnit.MILLISECONDS.sleep(SETTLE.plus(extra).toMillis());
             long commands = commandsProcessed(redisUri);
-            long scripts = scriptCalls(redisUri);
+            long scripts = Resources.scriptCalls(redisUri);
             double cpu = Resources.redisCpuSeconds(redisUri);
             long start = System.nanoTime();
             TimeUnit.MILLISECONDS.sleep(hold.toMillis());
             int threadsHeld = threads.getThreadCount();
             double seconds = Math.max(1e-9, (System.nanoTime() - start) / 1e9);
             long commandsHeld = commandsProcessed(redisUri) - commands;
-            long scriptsHeld = scriptCalls(redisUri) - scripts;
+            long scriptsHeld = Resources.scriptCalls(redisUri) - scripts;
             double cpuHeld = Resources.redisCpuSeconds(redisUri) - cpu;
             figures.put("redis commands per s (held)", commandsHeld / seconds);
             figures.put("commands per waiter per s (held)", commandsHeld / seconds / waiters);
@@ -189,7 +188,7 @@ final class ManyWaiters {
                 client.close();
             }
         }
-        call(redisUri, "FLUSHALL");
+        Resources.call(redisUri, "FLUSHALL");
         return figures;
     }
 
@@ -474,7 +473,7 @@ final class ManyWaiters {
 
     /** @return the commands the server has processed since it started ({@code INFO stats}) */
     private static long commandsProcessed(String uri) throws Exception {
-        String info = (String) call(uri, "INFO", "stats");
+        String info = (String) Resources.call(uri, "INFO", "stats");
         for (String line : info.split("\r\n")) {
             if (line.startsWith("total_commands_processed:")) {
                 return Long.parseLong(line.substring("total_commands_processed:".length()));
@@ -483,22 +482,4 @@ final class ManyWaiters {
         throw new IllegalStateException("no total_commands_processed in INFO stats");
     }
 
-    /** @return the scripts the server has run since it started: {@code EVAL} and {@code EVALSHA} calls */
-    private static long scriptCalls(String uri) throws Exception {
-        String stats = (String) call(uri, "INFO", "commandstats");
-        long calls = 0;
-        for (String line : stats.split("\r\n")) {
-            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-                calls += Long.parseLong(line.replaceAll("^cmdstat_[a-z]+:calls=(\\d+),.*", "$1"));
-            }
-        }
-        return calls;
-    }
-
-    private static Object call(String uri, String... command) throws Exception {
-        URI parsed = URI.create(uri);
-        try (Resp resp = new Resp(parsed.getHost(), parsed.getPort(), Duration.ofSeconds(30))) {
-            return resp.call(command);
-        }
-    }
 }

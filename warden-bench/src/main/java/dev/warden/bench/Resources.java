@@ -353,7 +353,8 @@ final class Resources {
         return used;
     }
 
-    private static long scriptCalls(String uri) throws Exception {
+    /** @return the scripts the server at {@code uri} has run since it started: EVAL and EVALSHA calls */
+    static long scriptCalls(String uri) throws Exception {
         String stats = (String) call(uri, "INFO", "commandstats");
         long calls = 0;
         for (String line : stats.split("\r\n")) {
@@ -412,7 +413,8 @@ final class Resources {
         return (Long) call(uri, "DBSIZE");
     }
 
-    private static Object call(String uri, String... command) throws Exception {
+    /** @return the reply to one command, sent on a connection of its own to the server at {@code uri} */
+    static Object call(String uri, String... command) throws Exception {
         URI parsed = URI.create(uri);
         try (Resp resp = new Resp(parsed.getHost(), parsed.getPort(), Duration.ofSeconds(30))) {
             return resp.call(command);

@@ -28,6 +28,18 @@ class CurvesTest {
     }
 
     @Test
+    void aRateNearZeroIsDrawnOnTheScaleOfOneAndWrittenAsValidXml() {
+        Map<Integer, Map<String, Map<String, Double>>> bySize = new LinkedHashMap<>();
+        bySize.put(1_000, Map.of("warden", Map.of("scripts per waiter per s (held)", 0.0002)));
+        bySize.put(10_000, Map.of("warden", Map.of("scripts per waiter per s (held)", 0.0)));
+        String svg = Curves.svg("S7", bySize, "");
+
+        assertThat(svg).contains(">&lt;0.001</text>").doesNotContain("><0.001").contains(">0</text>");
+        // On an axis up to 1 (a script per waiter per second), 0.0002 sits on the zero line, not at the top.
+        assertThat(y(svg, "&lt;0.001")).isGreaterThan(200);
+    }
+
+    @Test
     void oneSizeIsNoCurve() {
         assertThat(Curves.svg("S8", Map.of(1_000, Map.of("warden", Map.of("redis bytes per held lock", 1.0))), ""))
                 .isNull();
