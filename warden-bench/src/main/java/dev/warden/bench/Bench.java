@@ -27,8 +27,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Options: {@code --seconds N} per scenario and round (1), {@code --rounds N} (3), {@code --warmup N} seconds
  * of untimed load before each contender's first run (3), {@code --scenarios S1,S2,S3,S4,S3C,S4C} (S9, 64 clients
- * on 8 names, and S10 and S11, the read-write lock and the semaphore, only when named), {@code --contenders warden,floor,redisson,redisson-fair}
- * ({@code redisson-expirable}, Redisson's RPermitExpirableSemaphore in S11, only when named),
+ * on 8 names, its smaller sizes S9_8 and S9_24, 8 and 24 clients at 8 per name, and S10 and S11, the read-write
+ * lock and the semaphore, only when named; S9 with a smaller size also writes {@code S9-curve.svg}),
+ * {@code --contenders warden,floor,redisson,redisson-fair} ({@code redisson-expirable}, Redisson's
+ * RPermitExpirableSemaphore in S11, only when named),
  * {@code --resources S5,S6} (a blank value for none), {@code --scale S7,S8} ({@link Scale}: none by default),
  * {@code --s5-seconds N} how long S5 holds its leases (15), {@code --s5-leases N} (10000), {@code --s6-locks N}
  * (100000), {@code --out DIR} (bench-results), {@code --redis URI} (default: a redis-server started here).
@@ -108,6 +110,11 @@ public final class Bench {
                 if (svg != null) {
                     Files.writeString(out.resolve(scenario + ".svg"), svg, StandardCharsets.UTF_8);
                 }
+            }
+            // S9 and its smaller sizes are timed scenarios: their curve shows medians of rounds, as the footer says.
+            String s9 = Curves.svg("S9", Curves.s9(results, scenarios, contenders), footer);
+            if (s9 != null) {
+                Files.writeString(out.resolve("S9-curve.svg"), s9, StandardCharsets.UTF_8);
             }
             for (Map.Entry<String, Map<Integer, Map<String, Map<String, Double>>>> curve : curves.entrySet()) {
                 String svg = Curves.svg(curve.getKey(), curve.getValue(), footer.replaceAll("; median of .*",

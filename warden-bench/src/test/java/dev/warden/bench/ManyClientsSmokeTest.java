@@ -10,25 +10,39 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.Test;
 
 /**
- * The many-clients scenario (S9): a short run of Warden and Redisson with a client per thread on several names; and
- * its per-name checks, shown to pass a correct lock and to catch one that locks nothing. Figures are not judged.
+ * The many-clients scenario (S9) and its smaller sizes (S9_8, S9_24): a short run of Warden and Redisson with a
+ * client per thread on one or several names; and the per-name checks, shown to pass a correct lock and to catch one
+ * that locks nothing. Figures are not judged.
  */
 class ManyClientsSmokeTest {
     private static final List<String> CONTENDERS = List.of("warden", "redisson");
 
     @Test
-    void wardenAndRedissonRunSixtyFourClientsOnEightNamesWithoutOverlap() throws Exception {
+    void wardenAndRedissonRunEightToSixtyFourClientsWithoutOverlap() throws Exception {
         try (Backends backends = Backends.start(null, CONTENDERS)) {
-            Bench.Results results = Bench.run(backends.servers(), List.of(Scenario.S9), CONTENDERS,
+            Bench.Results results = Bench.run(backends.servers(), Scenario.s9Sizes(), CONTENDERS,
                     Duration.ofMillis(1_000), 1, Duration.ZERO);
-            for (String contender : CONTENDERS) {
-                assertThat(results.median(Scenario.S9, contender, "ops/s")).as(contender).isPositive();
-                assertThat(results.median(Scenario.S9, contender, "overlaps")).as(contender).isZero();
-                assertThat(results.median(Scenario.S9, contender, "lost updates")).as(contender).isZero();
-                assertThat(results.median(Scenario.S9, contender, "jain")).as(contender).isBetween(0.0, 1.0);
+            for (Scenario size : Scenario.s9Sizes()) {
+                for (String contender : CONTENDERS) {
+                    String as = size + " " + contender;
+                    assertThat(results.median(size, contender, "ops/s")).as(as).isPositive();
+                    assertThat(results.median(size, contender, "overlaps")).as(as).isZero();
+                    assertThat(results.median(size, contender, "lost updates")).as(as).isZero();
+                    assertThat(results.median(size, contender, "jain")).as(as).isBetween(0.0, 1.0);
+                }
             }
-            assertThat(results.table()).contains("S9: 64 clients, 8 names").contains("warden / redisson");
+            assertThat(results.table()).contains("S9: 64 clients, 8 names").contains("S9_8: 8 clients, 1 name")
+                    .contains("S9_24: 24 clients, 3 names").contains("warden / redisson");
         }
+    }
+
+    @Test
+    void theSmallerSizesKeepEightClientsPerName() {
+        for (Scenario size : Scenario.s9Sizes()) {
+            assertThat(size.threads).as(size.toString()).isEqualTo(Scenario.S9_PER_NAME * size.names);
+            assertThat(size.clientPerThread).as(size.toString()).isTrue();
+        }
+        assertThat(Scenario.s9Sizes()).extracting(size -> size.threads).containsExactly(8, 24, 64);
     }
 
     @Test
@@ -46,6 +60,18 @@ class ManyClientsSmokeTest {
         // One lock for all eight names would be correct too; none at all is caught.
         Map<String, Double> broken = Scenario.S9.run(new InProcess(key -> () -> { }), Duration.ofMillis(300), "t:");
         assertThat(broken.get("overlaps")).isPositive();
+        // S9_24's three names, too.
+        locks.clear();
+        Map<String, Double> smaller = Scenario.S9_24.run(new InProcess(key -> {
+            ReentrantLock lock = locks.computeIfAbsent(key, k -> new ReentrantLock());
+            lock.lock();
+            return lock::unlock;
+        }), Duration.ofMillis(300), "t:");
+        assertThat(locks).hasSize(3);
+        assertThat(smaller.get("overlaps")).isZero();
+        assertThat(smaller.get("lost updates")).isZero();
+        assertThat(Scenario.S9_24.run(new InProcess(key -> () -> { }), Duration.ofMillis(300), "t:").get("overlaps"))
+                .isPositive();
     }
 
     /** A contender in this JVM: {@code acquire} takes the given lock of the key. */
