@@ -143,6 +143,50 @@ class QuietWaitingTest extends RedisTestSupport {
         assertThat(eventually(Duration.ofSeconds(2), () -> queueGone(name))).isTrue();
     }
 
+    /**
+     * Quiet waiters whose holder's TTL runs out, while the holder's watchdog keeps renewing it, renew their
+     * registrations together, at most 256 to a request: with a 2 s lease each of 300 waiters would try about three
+     * times in 6 s on its own, 900 requests.
+     */
+    @Test
+    void quietWaitersOfOneClientRenewTheirRegistrationsTogetherWhenTheHoldersTtlRunsOut() throws Exception {
+        int count = 300;
+        String name = uniqueName();
+        String queue = "test:{" + name + "}:q";
+        // Renewed by the watchdog every 2/3 s or so: the TTL a waiter sees runs out within 2 s.
+        Lease holder = client(b -> b.defaultLease(Duration.ofSeconds(2))).lock(name).tryAcquire().orElseThrow();
+        LockClient waiting = client();
+        List<CompletableFuture<Optional<Lease>>> waits = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            waits.add(waiting.lock(name).tryAcquireAsync(Duration.ofSeconds(60)));
+        }
+        assertThat(eventually(Duration.ofSeconds(10), () -> quietRegistrations(name) == count)).isTrue();
+        List<Request> requests;
+        try (Monitor monitor = new Monitor()) {
+            Thread.sleep(6_000);
+            requests = monitor.finish();
+        }
+        // The holder's renewals name the lock's key only; every waiter's request names the queue.
+        List<Request> waiterRequests = requests.stream().filter(r -> r.line().contains(queue)).toList();
+        // A refresh's arguments: three keys, four of its own, and four per waiter (counted where the script is sent
+        // by its SHA: a script sent in full has quotes of its own).
+        List<Integer> renewedPerRequest = waiterRequests.stream().filter(r -> r.command().equals("EVALSHA"))
+                .map(r -> (int) (r.line().chars().filter(c -> c == '"').count() / 2 - 3 - 3 - 4) / 4).toList();
+        System.out.printf("%d quiet waiters, 6 s of a renewed 2 s lease: %d requests of the waiters %s, waiters per "
+                + "request %s%n", count, waiterRequests.size(), commands(waiterRequests), renewedPerRequest);
+        assertThat(waiterRequests).as("requests of %d waiters in 6 s", count).hasSizeBetween(2, 16);
+        assertThat(renewedPerRequest).allMatch(n -> n <= 256);
+        assertThat(queued(name)).isEqualTo(count);
+        assertThat(quietRegistrations(name)).isEqualTo(count);
+        holder.release();
+        // Still queued and live: each gets the lock in turn, and still holds it when it releases.
+        List<CompletableFuture<Boolean>> released = waits.stream()
+                .map(wait -> wait.thenCompose(lease -> lease.orElseThrow().releaseAsync())).toList();
+        for (CompletableFuture<Boolean> release : released) {
+            assertThat(release.get(30, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
     @Test
     void aWaiterOfAHeldLockIsRegisteredQuietlyUntilTheHoldersTtlHasRunOut() throws Exception {
         String name = uniqueName();
@@ -212,8 +256,8 @@ class QuietWaitingTest extends RedisTestSupport {
         return requests.stream().map(Request::command).toList().toString();
     }
 
-    /** A request Redis received, when this process read it from MONITOR, and its command. */
-    record Request(long at, String command) {
+    /** A request Redis received, when this process read it from MONITOR, its command and the whole line. */
+    record Request(long at, String command, String line) {
     }
 
     /**
@@ -244,7 +288,8 @@ class QuietWaitingTest extends RedisTestSupport {
                             ended.countDown();
                         } else if (ended.getCount() > 0 && !line.contains(" lua]")) {
                             Matcher command = COMMAND.matcher(line);
-                            requests.add(new Request(at, command.find() ? command.group(1).toUpperCase() : line));
+                            requests.add(new Request(at, command.find() ? command.group(1).toUpperCase() : line,
+                                    line));
                         }
                     }
                 } catch (IOException e) {

@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * acknowledgements) every try of a waiter registers it in the lock's queue; a release grants the lock to the oldest
  * registered waiter, which then holds it without a further request. A try sent while this client listens on its
  * grant channel registers the waiter quietly where the server counts the receivers of a publication
- * ({@link Scripts#receiversCounted}; {@code queue.lua}): it then sends nothing until the holder's TTL runs out or its
- * wait ends, and a release skips it once its client no longer listens. A registration that is not quiet is renewed
+ * ({@link Scripts#receiversCounted}; {@code queue.lua}): it then sends nothing until the holder's TTL runs out (then
+ * its client's {@link QuietRefresh} renews all its quiet waiters of the lock in one request) or its wait ends, and a
+ * release skips it once its client no longer listens. A registration that is not quiet is renewed
  * with a try at least every {@link #REARM_MILLIS} ms. A waiter whose wait ends leaves the queue with one request
  * and no last try. Its lease counts from the sending of the try that the release names (the grant came
  * after it), for the lease the registration asked for. The default mode's first try is a plain {@code SET NX}
@@ -35,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #result} completes with the lease, with empty when the wait ran out, or exceptionally when Redis
  * failed. Cancelling it stops waiting; a lease granted at that moment is released.
  */
-final class Acquisition implements Notifier.Waiter {
+final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
     private static final Logger LOG = LoggerFactory.getLogger(Acquisition.class);
     private static final long ONE_MS = TimeUnit.MILLISECONDS.toNanos(1);
     /**
@@ -95,6 +96,11 @@ final class Acquisition implements Notifier.Waiter {
      * timer, never in a loop. Guarded by this.
      */
     private CompletableFuture<Void> triedAfter;
+    /**
+     * Whether the last try registered this waiter quietly: when the holder's TTL it saw runs out, it takes part in
+     * its client's {@link QuietRefresh} of the lock instead of trying on its own. Guarded by this.
+     */
+    private boolean quiet;
     /** Whether the listener heard that this acquisition waits. Guarded by this. */
     private boolean told;
     /** The wake-up or hold-back timer, if one is scheduled. Guarded by this. */
@@ -210,6 +216,71 @@ final class Acquisition implements Notifier.Waiter {
         } catch (RuntimeException | Error e) {
             failed(e);
         }
+    }
+
+    /**
+     * The wait's timer: a quiet waiter whose holder's TTL ran out takes part in its client's refresh of the lock; any
+     * other tries now (its wait may also be over).
+     */
+    private void timerFired() {
+        try {
+            boolean refresh;
+            synchronized (this) {
+                refresh = quiet && refreshable() && (forever || client.ticker().read() - deadline < 0);
+            }
+            if (refresh) {
+                client.quietRefresh().due(lock, this);
+            } else {
+                tryNow();
+            }
+        } catch (RuntimeException | Error e) {
+            failed(e);
+        }
+    }
+
+    /** Whether a refresh may renew this waiter's registration for it: idle and registered. Guarded by this. */
+    private boolean refreshable() {
+        return phase == Phase.IDLE && !result.isDone() && joined && registered && !woken;
+    }
+
+    @Override
+    public String[] claim(long sentAt) {
+        synchronized (this) {
+            if (!quiet || !refreshable()) {
+                return null;
+            }
+            int arm = sending(sentAt);
+            long left = forever ? -1 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - client.ticker().read()));
+            return new String[] {token, Long.toString(left), Long.toString(grantMillis), Integer.toString(arm)};
+        }
+    }
+
+    @Override
+    public void renewed(long holderTtlMillis) {
+        try {
+            onHeld(holderTtlMillis, true);
+        } catch (RuntimeException | Error e) {
+            failed(e);
+        }
+    }
+
+    @Override
+    public void missed() {
+        try {
+            synchronized (this) {
+                if (phase == Phase.TRYING) {
+                    move(Phase.IDLE);
+                }
+            }
+            tryNow();
+        } catch (RuntimeException | Error e) {
+            failed(e);
+        }
+    }
+
+    @Override
+    public void alone() {
+        wake();
     }
 
     private void tryNow() {
@@ -407,6 +478,7 @@ final class Acquisition implements Notifier.Waiter {
                 return;
             }
             move(Phase.IDLE);
+            this.quiet = quiet;
             tell = !told;
             told = true;
             if (!joined) {
@@ -422,7 +494,8 @@ final class Acquisition implements Notifier.Waiter {
                 retryAfter = subscription;
                 triedAfter = subscription;
             } else {
-                timer = client.scheduler().schedule(this::wake, delay(holderTtlMillis, quiet), TimeUnit.NANOSECONDS);
+                timer = client.scheduler().schedule(this::timerFired, delay(holderTtlMillis, quiet),
+                        TimeUnit.NANOSECONDS);
             }
         }
         if (tell) {
@@ -584,7 +657,7 @@ final class Acquisition implements Notifier.Waiter {
                 return;
             }
             timer.cancel(false);
-            timer = client.scheduler().schedule(this::wake, delay, TimeUnit.NANOSECONDS);
+            timer = client.scheduler().schedule(this::timerFired, delay, TimeUnit.NANOSECONDS);
         }
     }
 
@@ -673,7 +746,8 @@ final class Acquisition implements Notifier.Waiter {
             }
             retry = woken;
             if (!retry) {
-                timer = client.scheduler().schedule(this::wake, delay(holderTtlMillis, quiet), TimeUnit.NANOSECONDS);
+                timer = client.scheduler().schedule(this::timerFired, delay(holderTtlMillis, quiet),
+                        TimeUnit.NANOSECONDS);
             }
         }
         if (retry) {

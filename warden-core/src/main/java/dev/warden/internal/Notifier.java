@@ -281,6 +281,18 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         return true;
     }
 
+    /** @return this client's waiters of a lock, in the order they joined its channel: a copy */
+    List<Waiter> waiters(LockKeys keys, boolean queued) {
+        String channel = listened(keys, queued);
+        if (channel == null) {
+            return List.of();
+        }
+        synchronized (this) {
+            Channel c = channels.get(channel);
+            return c == null ? List.of() : new ArrayList<>(c.queue);
+        }
+    }
+
     /** Where waiters queue: the waiter of this client with that token, or null. */
     Waiter waiting(String token) {
         return byToken.get(token);

@@ -50,6 +50,7 @@ final class RedisLockClient extends LockClientBase {
     private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
     private final Set<ShareAcquisition> pendingShares = ConcurrentHashMap.newKeySet();
     private final InFlight inFlight = new InFlight();
+    private final QuietRefresh quietRefresh = new QuietRefresh(this);
     private final long awaitNanos;
     private final Spinner spinner;
     private volatile boolean closed;
@@ -274,6 +275,11 @@ final class RedisLockClient extends LockClientBase {
 
     Notifier notifier() {
         return server.notifier();
+    }
+
+    /** The batched tries of this client's quiet waiters when their holder's TTL runs out. */
+    QuietRefresh quietRefresh() {
+        return quietRefresh;
     }
 
     Watchdog<RedisLease> watchdog() {

@@ -321,6 +321,41 @@ final class Replies {
     }
 
     /**
+     * What {@code refresh.lua} answered.
+     *
+     * @param holderTtlMillis the holder's TTL, when the lock is held by another and the client listens; else -1
+     * @param renewed         per waiter, in the order sent: whether its registration was renewed (none when -1)
+     */
+    record Refreshed(long holderTtlMillis, boolean[] renewed) {
+        /** @return whether the lock was still held by another: the renewed waiters may sleep on */
+        boolean held() {
+            return holderTtlMillis >= 0;
+        }
+    }
+
+    /** {@code refresh.lua}: {the holder's PTTL, 1 or 0 per waiter}, or {-1}. */
+    static Refreshed refresh(List<Object> reply, int waiters) {
+        if (reply != null && reply.size() == 1 && Long.valueOf(-1L).equals(reply.get(0))) {
+            return new Refreshed(-1, new boolean[waiters]);
+        }
+        if (reply != null && reply.size() == waiters + 1) {
+            long ttl = integer("refresh", reply.get(0));
+            boolean[] renewed = new boolean[waiters];
+            for (int i = 0; i < waiters; i++) {
+                long flag = integer("refresh", reply.get(i + 1));
+                if (flag != 0 && flag != 1) {
+                    throw unexpected("refresh", reply);
+                }
+                renewed[i] = flag == 1;
+            }
+            if (ttl >= 0) {
+                return new Refreshed(ttl, renewed);
+            }
+        }
+        throw unexpected("refresh", reply);
+    }
+
+    /**
      * The state of a shared lock as {@code share-inspect.lua} read it, counting only holders whose lease has not
      * ended.
      *

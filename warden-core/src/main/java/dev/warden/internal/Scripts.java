@@ -51,8 +51,9 @@ final class Scripts {
     private static final Script RAISE_FENCE = Script.load("raise-fence", LOCK);
     private static final Script FENCE = Script.load("fence", LOCK);
     private static final Script MULTI_ACQUIRE = Script.load("multi-acquire", LOCK, QUEUE);
+    private static final Script REFRESH = Script.load("refresh", LOCK, QUEUE);
     private static final List<Script> ALL = List.of(ACQUIRE, ACQUIRE_QUEUED, RELEASE, RELEASE_QUEUED,
-            CONSUME_FAIR, HANDED, RENEW, INSPECT, FORCE_RELEASE, RAISE_FENCE, FENCE, MULTI_ACQUIRE);
+            CONSUME_FAIR, HANDED, RENEW, INSPECT, FORCE_RELEASE, RAISE_FENCE, FENCE, MULTI_ACQUIRE, REFRESH);
 
     private final Link link;
     private final String publish;
@@ -187,6 +188,21 @@ final class Scripts {
         return this.<List<Object>>run(ACQUIRE_QUEUED, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.queue(), keys.registrations()},
                 quietWait == RENEWING ? java.util.Arrays.copyOf(args, 10) : args).thenApply(Replies::acquireQueued);
+    }
+
+    /**
+     * Renews the quiet registrations of several waiters of this client for one lock in one step, while another holds
+     * it ({@code refresh.lua}): for each, what its own try would do then, in one request for all.
+     *
+     * @param waiters per waiter its token, the ms left of its wait (-1 for no limit), its grant ms and arm
+     */
+    CompletableFuture<Replies.Refreshed> refresh(LockKeys keys, String clientId, List<String[]> waiters) {
+        List<String> args = new java.util.ArrayList<>(4 + 4 * waiters.size());
+        args.addAll(List.of(keys.channel(), publish, clientId, LIFE));
+        waiters.forEach(waiter -> args.addAll(List.of(waiter)));
+        return this.<List<Object>>run(REFRESH, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.queue(), keys.registrations()}, args.toArray(String[]::new))
+                .thenApply(reply -> Replies.refresh(reply, waiters.size()));
     }
 
     /**

@@ -7,7 +7,8 @@
 -- A registration is renewing or quiet. A renewing one lives `life` ms (3 s) and its waiter renews it with a try
 -- every second. A quiet one is written by a try of a waiter whose client listens on its grant channel at that
 -- moment: it lives until the holder's TTL has run out (or the waiter's wait ends, if sooner), plus `life` ms, and
--- its waiter sends nothing meanwhile. Beyond its last `life` ms a registration is live only while its client
+-- its waiter sends nothing meanwhile; then it is written again by the waiter's try, or with its client's other
+-- quiet waiters of the lock by refresh.lua. Beyond its last `life` ms a registration is live only while its client
 -- listens on its grant channel (listens), which a client whose process died, or whose pub/sub connection closed,
 -- does not; within them it is live until its end, as a renewing one is.
 
