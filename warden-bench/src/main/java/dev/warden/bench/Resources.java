@@ -54,13 +54,9 @@ final class Resources {
     static Map<String, Double> memory(String contender, String uri, int locks) throws Exception {
         call(uri, "FLUSHALL");
         try (Holder holder = Holder.open(contender, uri, Duration.ofSeconds(60))) {
-            // A client's one-time keys (Warden's identity record, written after its first acquire) are no lock's.
-            holder.acquire("s6-warm-up:", 1);
-            holder.releaseAll();
-            awaitKeys(uri, holder.keysPerClient());
-            long keysBefore = dbSize(uri);
-            long redisBefore = usedMemory(uri);
-            awaitQuietThreads();
+            Baseline baseline = warmUp(holder, uri, "s6");
+            long keysBefore = baseline.keys();
+            long redisBefore = baseline.redisBytes();
             holder.acquire("s6:", locks);
             long heapHeld = settledHeapUsed();
             long redisAfter = usedMemory(uri);
@@ -103,12 +99,9 @@ final class Resources {
     static Map<String, Double> manyLocks(String contender, String uri, int locks, Duration lease) throws Exception {
         call(uri, "FLUSHALL");
         try (Holder holder = Holder.open(contender, uri, lease)) {
-            holder.acquire("s8-warm-up:", 1);
-            holder.releaseAll();
-            awaitKeys(uri, holder.keysPerClient());
-            long keysBefore = dbSize(uri);
-            long redisBefore = usedMemory(uri);
-            awaitQuietThreads();
+            Baseline baseline = warmUp(holder, uri, "s8");
+            long keysBefore = baseline.keys();
+            long redisBefore = baseline.redisBytes();
             long started = System.nanoTime();
             holder.acquire("s8:", locks);
             double acquireSeconds = (System.nanoTime() - started) / 1e9;
@@ -137,6 +130,24 @@ final class Resources {
             call(uri, "FLUSHALL");
             return figures;
         }
+    }
+
+    /** The keys and Redis memory before a measurement's locks are taken. */
+    private record Baseline(long keys, long redisBytes) {
+    }
+
+    /**
+     * One lock taken and released first: a client's one-time keys (Warden's identity record, written after its first
+     * acquire) are no lock's. Then the keys and memory before the locks, read once the clients closed by earlier runs
+     * have stopped their threads.
+     */
+    private static Baseline warmUp(Holder holder, String uri, String scenario) throws Exception {
+        holder.acquire(scenario + "-warm-up:", 1);
+        holder.releaseAll();
+        awaitKeys(uri, holder.keysPerClient());
+        Baseline baseline = new Baseline(dbSize(uri), usedMemory(uri));
+        awaitQuietThreads();
+        return baseline;
     }
 
     /** Holds many locks of one contender, acquired in parallel batches. */
