@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -40,7 +41,8 @@ import org.springframework.integration.redis.util.RedisLockRegistry;
  * The contenders: Warden in its default and fair modes, the raw floor and the least a fenced lock can do,
  * Redisson's lock and fair lock (and, in the read-write and semaphore scenarios, its read-write lock, semaphore
  * and semaphore of expirable permits), Spring Integration's RedisLockRegistry in its spin and pub/sub modes, Curator's
- * InterProcessMutex over an in-process ZooKeeper, a PING line and a PING handoff; and, to
+ * InterProcessMutex over an in-process ZooKeeper, a PING line and a PING handoff, and (in the read-write and
+ * semaphore scenarios, when named) the JDK's fair read-write lock and semaphore in one JVM, {@code in-process}; and, to
  * price Warden's safer topologies against its single-server lock, {@code warden-wait} (one replica acknowledgement
  * per grant and renewal) and {@code warden-quorum} (a quorum of three servers); and to price observability,
  * {@code warden-noop} (the default mode with a listener that does nothing: the events' own cost) and
@@ -95,6 +97,7 @@ final class Contenders {
             case "curator" -> new CuratorContender(servers.zookeeper());
             case "ping" -> new PingContender(uri);
             case "ping-handoff" -> new PingHandoffContender(uri);
+            case "in-process" -> new InProcessContender();
             default -> throw new IllegalArgumentException("unknown contender: " + name);
         };
     }
@@ -490,6 +493,62 @@ final class Contenders {
             Semaphore semaphore = keys.computeIfAbsent(key, k -> new Semaphore(1, true));
             semaphore.acquire();
             return () -> connection.async().ping().thenRun(semaphore::release).toCompletableFuture().get();
+        }
+    }
+
+    /**
+     * Not a lock across clients: the JDK's fair {@link ReentrantReadWriteLock} and fair {@link Semaphore}, shared by
+     * the threads of one JVM, with no server and no network. Arrival order and the work are those of the scenario,
+     * so its throughput is the most a fair read-write lock or semaphore reaches here, whatever it costs to be
+     * distributed: a ceiling for S10 and S11. It runs only there, where one client's threads share the lock.
+     */
+    static final class InProcessContender implements Contender {
+        private final Map<String, ReentrantReadWriteLock> readWrite = new ConcurrentHashMap<>();
+        private final Map<String, Semaphore> semaphores = new ConcurrentHashMap<>();
+
+        @Override
+        public String name() {
+            return "in-process";
+        }
+
+        @Override
+        public boolean takesPart(Scenario scenario) {
+            return scenario.kind != Scenario.Kind.LOCK;
+        }
+
+        @Override
+        public boolean onRedis() {
+            return false;
+        }
+
+        @Override
+        public Release acquire(String key) {
+            throw new UnsupportedOperationException("in-process runs only in S10 and S11");
+        }
+
+        @Override
+        public Release acquireRead(String key) {
+            Lock read = readWrite.computeIfAbsent(key, k -> new ReentrantReadWriteLock(true)).readLock();
+            read.lock();
+            return read::unlock;
+        }
+
+        @Override
+        public Release acquireWrite(String key) {
+            Lock write = readWrite.computeIfAbsent(key, k -> new ReentrantReadWriteLock(true)).writeLock();
+            write.lock();
+            return write::unlock;
+        }
+
+        @Override
+        public Release acquirePermit(String key, int permits) throws InterruptedException {
+            Semaphore semaphore = semaphores.computeIfAbsent(key, k -> new Semaphore(permits, true));
+            semaphore.acquire();
+            return semaphore::release;
+        }
+
+        @Override
+        public void close() {
         }
     }
 }

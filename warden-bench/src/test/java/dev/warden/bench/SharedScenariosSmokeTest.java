@@ -11,22 +11,24 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.junit.jupiter.api.Test;
 
 /**
- * The read-write lock (S10) and semaphore (S11) scenarios: a short run against Redisson on one server, the floor
- * skipped as n/a; and their safety checks, shown to pass a correct lock and to fail the run for a broken one.
- * Figures are not judged.
+ * The read-write lock (S10) and semaphore (S11) scenarios: a short run against Redisson on one server and the JDK's
+ * locks in one JVM (the ceiling), the floor skipped as n/a; and their safety checks, shown to pass a correct lock and
+ * to fail the run for a broken one. Figures are not judged.
  */
 class SharedScenariosSmokeTest {
-    private static final List<String> CONTENDERS = List.of("warden", "floor", "redisson", "redisson-expirable");
+    private static final List<String> CONTENDERS = List.of("warden", "floor", "redisson", "redisson-expirable",
+            "in-process");
     private static final List<Scenario> SCENARIOS = List.of(Scenario.S10, Scenario.S11);
 
     @Test
-    void wardenAndRedissonRunBothAndTheFloorIsNotApplicable() throws Exception {
+    void wardenRedissonAndTheCeilingRunBothAndTheFloorIsNotApplicable() throws Exception {
         try (Backends backends = Backends.start(null, CONTENDERS)) {
             Bench.Results results = Bench.run(backends.servers(), SCENARIOS, CONTENDERS, Duration.ofMillis(300), 1,
                     Duration.ZERO);
             for (Scenario scenario : SCENARIOS) {
                 for (String contender : CONTENDERS) {
                     boolean takesPart = contender.equals("warden") || contender.equals("redisson")
+                            || contender.equals("in-process")
                             || (contender.equals("redisson-expirable") && scenario == Scenario.S11);
                     double rate = results.median(scenario, contender, "ops/s");
                     if (!takesPart) {
@@ -34,9 +36,13 @@ class SharedScenariosSmokeTest {
                         continue;
                     }
                     assertThat(rate).as("%s %s", scenario, contender).isPositive();
-                    // An acquisition is at least a request to take and one to give back.
-                    assertThat(results.requestsPerOp(scenario, contender)).as("%s %s", scenario, contender)
-                            .isGreaterThanOrEqualTo(1.9);
+                    // An acquisition is at least a request to take and one to give back; none in one JVM.
+                    if (contender.equals("in-process")) {
+                        assertThat(results.requestsPerOp(scenario, contender)).isNaN();
+                    } else {
+                        assertThat(results.requestsPerOp(scenario, contender)).as("%s %s", scenario, contender)
+                                .isGreaterThanOrEqualTo(1.9);
+                    }
                     assertThat(results.median(scenario, contender, scenario.latencyFigure()))
                             .as("%s %s", scenario, contender).isPositive();
                 }
@@ -49,7 +55,8 @@ class SharedScenariosSmokeTest {
             assertThat(table).contains("S10: 8 readers and 2 writers").contains("S11: 16 threads, a semaphore")
                     .contains("warden / redisson      write wait p99 us ratio")
                     .contains("warden / floor         ops/s ratio n/a")
-                    .contains("warden / redisson-expirable requests/op ratio");
+                    .contains("warden / redisson-expirable requests/op ratio")
+                    .contains("warden / in-process    ops/s ratio");
             assertThat(table.lines().filter(line -> line.startsWith("  ops/s")).toList())
                     .allMatch(line -> line.contains("n/a"));
             assertThat(Charts.svg(results, Scenario.S10, CONTENDERS, "footer")).contains("write wait p99, ms")
@@ -59,6 +66,14 @@ class SharedScenariosSmokeTest {
 
     @Test
     void correctLocksPassTheChecks() throws Exception {
+        try (Contender ceiling = new Contenders.InProcessContender()) {
+            Map<String, Double> fair = Scenario.S10.run(ceiling, Duration.ofMillis(200), "fair:");
+            assertThat(fair.get("overlaps")).isZero();
+            assertThat(fair.get("writes/s")).isPositive();
+            Map<String, Double> fairPermits = Scenario.S11.run(ceiling, Duration.ofMillis(200), "fair:");
+            assertThat(fairPermits.get("max holders")).isEqualTo(4.0);
+            assertThat(fairPermits.get("over limit")).isZero();
+        }
         Map<String, Double> readWrite = Scenario.S10.run(new InProcess(new ReentrantReadWriteLock(), 4),
                 Duration.ofMillis(200), "ok:");
         assertThat(readWrite.get("overlaps")).isZero();

@@ -20,6 +20,7 @@ record Script(String name, String source, String sha) {
     private static final Pattern DEFINITION =
             Pattern.compile("^local (?:function )?(\\w+(?:\\s*,\\s*\\w+)*)", Pattern.MULTILINE);
     private static final Pattern COMMENT = Pattern.compile("--.*$", Pattern.MULTILINE);
+    private static final Pattern TRAILING = Pattern.compile("[ \t]+$", Pattern.MULTILINE);
     /** A command call: {@code redis.call('SET'}, or {@code redis.call(ARGV[5]} for a command passed in. */
     private static final Pattern CALL = Pattern.compile("redis\\.p?call\\(\\s*(?:'(\\w+)')?");
 
@@ -54,7 +55,10 @@ record Script(String name, String source, String sha) {
                 text.append(blocks.get(i).strip()).append("\n\n");
             }
         }
-        String source = text.append(body).toString();
+        // Without its comments, which are nearly half of the text: a script that must keep its order is sent whole
+        // with every call (Scripts#runInOrder), and Redis reads and hashes it each time. Lines stay where they were,
+        // for the line numbers in Redis's errors (commandsAt).
+        String source = TRAILING.matcher(code(text.append(body).toString())).replaceAll("");
         try {
             byte[] digest = MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8));
             return new Script(name, source, HexFormat.of().formatHex(digest));

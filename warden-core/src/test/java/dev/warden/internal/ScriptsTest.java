@@ -132,6 +132,22 @@ class ScriptsTest {
     }
 
     @Test
+    void aScriptIsSentWithoutItsCommentsAndWithItsLinesWhereTheyWere() throws IOException {
+        // The scripts that must keep their order go by EVAL, their whole text with every call.
+        Script handed = script("share-handed");
+        String resource = sources().get("share-handed");
+        assertThat(handed.source()).doesNotContain("--").doesNotContainPattern("[ \\t]\n");
+        assertThat(handed.source().length()).isLessThan(resource.length() + sources().get("share").length() / 2);
+        // The script's own lines end the source as they end its resource, so Redis's line numbers still name them.
+        List<String> sent = handed.source().lines().collect(Collectors.toList());
+        List<String> own = resource.lines().map(line -> line.replaceAll("\\s*--.*", "")).collect(Collectors.toList());
+        assertThat(sent.subList(sent.size() - own.size(), sent.size())).isEqualTo(own);
+        for (Script script : every()) {
+            assertThat(script.source()).as(script.name()).doesNotContain("--");
+        }
+    }
+
+    @Test
     void theLockPreludeParsesEveryKindOfValue() {
         assertThat(parse("1732:tok")).containsExactly("1732", "tok");
         assertThat(parse(":tok")).containsExactly("", "tok");
