@@ -9,11 +9,13 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,8 +30,15 @@ class FairModeTest extends RedisTestSupport {
      * ({@code queue.lua}), nor a message that tells a quiet waiter how long a grant to the waiter ahead of it lasts
      * ({@code "+<token>:<ms>"}, {@code release-queued.lua}).
      */
+    /** A message heard on a channel. */
+    private record Heard(String channel, String message) {
+    }
+
     private static final class ChannelRecorder implements AutoCloseable {
+        /** The channels of the messages heard, but a client's own id on its own channel and those with "+". */
         final List<String> heard = new CopyOnWriteArrayList<>();
+        /** The same messages, with what they said. */
+        final List<Heard> messages = new CopyOnWriteArrayList<>();
         private final RedisClient raw = RedisClient.create(server.uri());
         private final StatefulRedisPubSubConnection<String, String> connection = raw.connectPubSub();
 
@@ -38,6 +47,7 @@ class FairModeTest extends RedisTestSupport {
                 @Override
                 public void message(String pattern, String channel, String message) {
                     if (!channel.endsWith(":" + message) && !message.startsWith("+")) {
+                        messages.add(new Heard(channel, message));
                         heard.add(channel);
                     }
                 }
@@ -50,6 +60,16 @@ class FairModeTest extends RedisTestSupport {
             connection.close();
             raw.shutdown();
         }
+    }
+
+    private static boolean onSeveral(List<String> channels) {
+        return channels.stream().distinct().count() >= 2;
+    }
+
+    /** The channels each message was heard on, by what it said. */
+    private static Map<String, List<String>> byMessage(List<Heard> messages) {
+        return messages.stream().collect(Collectors.groupingBy(Heard::message,
+                Collectors.mapping(Heard::channel, Collectors.toList())));
     }
 
     private LockClient fairClient() {
@@ -169,7 +189,6 @@ class FairModeTest extends RedisTestSupport {
         String name = uniqueName();
         DistributedLock observer = fairClient().lock(name);
         try (ChannelRecorder channels = new ChannelRecorder(name)) {
-            List<String> heard = channels.heard;
             Lease holder = fairClient().lock(name).tryAcquire().orElseThrow();
             LockClient waiting = fairClient();
             CompletableFuture<Lease> first = waiting.lock(name).acquireAsync(Duration.ofSeconds(20));
@@ -178,13 +197,20 @@ class FairModeTest extends RedisTestSupport {
             CompletableFuture<Lease> other = fairClient().lock(name).acquireAsync(Duration.ofSeconds(20));
             awaitWaiters(observer, 3);
             assertThat(observer.forceRelease()).hasValue(holder.fencingToken());
-            assertThat(eventually(Duration.ofSeconds(5), () -> heard.size() == 2)).as("wake-ups heard: %s", heard)
+            // The forced release says the same thing (its client's id) on the channel of each client with a
+            // waiter. A waiter's try that finds the lock free with another client's quiet waiter first also
+            // publishes there, its own client's id, to learn whether anyone listens: that is not the release's.
+            assertThat(eventually(Duration.ofSeconds(5), () -> byMessage(channels.messages).values().stream()
+                    .anyMatch(FairModeTest::onSeveral))).as("wake-ups heard: %s", channels.messages)
                     .isTrue();
-            // One wake-up per waiting client, not per waiter, and none on the lock's own channel.
-            assertThat(heard).allMatch(channel -> channel.startsWith("test:{" + name + "}:c:")).doesNotHaveDuplicates();
             first.get(5, TimeUnit.SECONDS).release();
             second.get(5, TimeUnit.SECONDS).release();
             other.get(5, TimeUnit.SECONDS).release();
+            List<String> wokenOn = byMessage(channels.messages).values().stream()
+                    .filter(FairModeTest::onSeveral).findFirst().orElseThrow();
+            // One wake-up per waiting client, not per waiter, and none on the lock's own channel.
+            assertThat(wokenOn).hasSize(2).allMatch(channel -> channel.startsWith("test:{" + name + "}:c:"))
+                    .doesNotHaveDuplicates();
             assertThat(holder.release()).isFalse();
         }
     }
