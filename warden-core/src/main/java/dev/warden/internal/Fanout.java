@@ -9,7 +9,8 @@ import java.util.function.Predicate;
 
 /**
  * Sends one operation to every server of a quorum in parallel and collects each answer or failure, in server
- * order. A server that fails does not fail the whole: the caller counts. The result completes as soon as the
+ * order. A server that fails does not fail the whole: the caller counts, and the server logs it
+ * ({@link QuorumNode#failed}). The result completes as soon as the
  * caller's rule decides (a majority agreed, or can no longer agree), so that a slow or paused server does not hold
  * up the rest; answers still missing then are {@link Outcome#pending()}.
  */
@@ -62,7 +63,11 @@ final class Fanout {
             } catch (RuntimeException e) {
                 future = CompletableFuture.failedFuture(e);
             }
+            QuorumNode node = nodes.get(i);
             future.whenComplete((value, error) -> {
+                if (error != null) {
+                    node.failed(error);
+                }
                 List<Outcome<T>> snapshot;
                 boolean done;
                 synchronized (answers) {

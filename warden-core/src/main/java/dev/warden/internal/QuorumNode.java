@@ -15,6 +15,8 @@ import org.slf4j.LoggerFactory;
 final class QuorumNode {
     private static final Logger LOG = LoggerFactory.getLogger(QuorumNode.class);
     private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** At most one warning a minute per server about its failed requests. */
+    private static final long WARN_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final LockConfig config;
     private final SharedResources shared;
@@ -24,6 +26,10 @@ final class QuorumNode {
     private boolean connecting;
     private long lastAttempt;
     private boolean closed;
+    /** Whether a failed request was logged yet, when (ticker), and how many failed since. Guarded by this. */
+    private boolean warned;
+    private long warnedAt;
+    private int failedSinceWarning;
 
     /**
      * @param config     this server's configuration
@@ -62,6 +68,30 @@ final class QuorumNode {
         }
         throw new LockConnectionException("not connected to " + config.redisUriForDisplay()
                 + (lastFailure == null ? "" : ": " + lastFailure.getMessage()), lastFailure);
+    }
+
+    /**
+     * A request to this server failed (refused, timed out, or not sent since the server cannot be reached). The
+     * operation counts it as this server's failure, and while the other servers make a majority nobody else hears of
+     * it, so it is logged here at WARN: the first, then at most one a minute with how many failed meanwhile.
+     */
+    void failed(Throwable error) {
+        long now = config.ticker().read();
+        int since;
+        synchronized (this) {
+            if (warned && now - warnedAt < WARN_NANOS) {
+                failedSinceWarning++;
+                return;
+            }
+            warned = true;
+            warnedAt = now;
+            since = failedSinceWarning;
+            failedSinceWarning = 0;
+        }
+        Throwable cause = Errors.unwrap(error);
+        LOG.warn("quorum server {} failed a request{}, which counts as that server's failure: {}",
+                config.redisUriForDisplay(), since > 0 ? " (and " + since + " more since the last warning)" : "",
+                cause.getMessage() != null ? cause.getMessage() : cause.toString());
     }
 
     /** @return the server's connections if connected, else null */

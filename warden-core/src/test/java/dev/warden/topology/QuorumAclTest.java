@@ -13,7 +13,10 @@ import dev.warden.LockException;
 import dev.warden.LockInfo;
 import dev.warden.MultiLease;
 import dev.warden.redisserver.RedisServer;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -143,8 +146,20 @@ class QuorumAclTest {
         DistributedLock lock = client(settings -> { }).lock("orders");
 
         // One server refuses every script. The two others are a majority: the lock is granted by them, and the
-        // caller is told nothing (no exception, no event); the refusal shows in that server's ACL log alone.
-        Lease lease = lock.tryAcquire().orElseThrow();
+        // caller is told nothing (no exception, no event); the refusal shows in that server's ACL log, and in a
+        // warning that names the server and what it answered.
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        Lease lease;
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            lease = lock.tryAcquire().orElseThrow();
+        } finally {
+            System.setErr(err);
+        }
+        assertThat(captured.toString(StandardCharsets.UTF_8)).contains("WARN")
+                .containsPattern("quorum server \\S*127\\.0\\.0\\.1:" + servers.get(0).port() + " failed a request")
+                .contains("no permissions to run the 'evalsha' command");
         assertThat(lease.acknowledgements()).isEqualTo(2);
         assertThat(servers.get(0).call("GET", "warden:{orders}")).isNull();
         assertThat(lock.inspect().held()).isTrue();
