@@ -5,8 +5,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 
@@ -75,5 +77,17 @@ final class AclUser {
             }
         }
         return 0;
+    }
+
+    /** Whether {@code condition} holds within {@code bound}, looked at every 10 ms. */
+    static boolean eventually(Duration bound, BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + bound.toNanos();
+        while (System.nanoTime() - end < 0) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            Thread.sleep(10);
+        }
+        return condition.getAsBoolean();
     }
 }

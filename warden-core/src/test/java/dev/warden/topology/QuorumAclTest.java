@@ -1,5 +1,6 @@
 package dev.warden.topology;
 
+import static dev.warden.topology.AclUser.eventually;
 import static dev.warden.topology.AclUser.without;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -25,7 +26,6 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
@@ -280,16 +280,5 @@ class QuorumAclTest {
         long start = System.nanoTime();
         assertThatThrownBy(call).isInstanceOf(LockException.class).message().contains(texts);
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(PROMPTLY);
-    }
-
-    private static boolean eventually(Duration bound, BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + bound.toNanos();
-        while (System.nanoTime() - end < 0) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            Thread.sleep(10);
-        }
-        return condition.getAsBoolean();
     }
 }

@@ -1,5 +1,6 @@
 package dev.warden.topology;
 
+import static dev.warden.topology.AclUser.eventually;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -22,7 +23,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -235,16 +235,5 @@ class SentinelAclTest {
     private <T extends AutoCloseable> T keep(T resource) {
         resources.add(resource);
         return resource;
-    }
-
-    private static boolean eventually(Duration bound, BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + bound.toNanos();
-        while (System.nanoTime() - end < 0) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            Thread.sleep(10);
-        }
-        return condition.getAsBoolean();
     }
 }
