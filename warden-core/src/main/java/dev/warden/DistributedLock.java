@@ -142,10 +142,15 @@ public interface DistributedLock {
     CompletableFuture<OptionalLong> forceReleaseAsync();
 
     /**
-     * Returns a {@link Lock} view: reentrant per thread (the hold count is kept locally over one renewed lease);
-     * {@code unlock()} by a thread that does not hold it throws {@link IllegalMonitorStateException}, and
-     * {@code unlock()} of a lease that was lost meanwhile throws {@link LeaseLostException}. Conditions are not
-     * supported. Reentrancy is per view: every call returns the same view for this object.
+     * Returns a {@link Lock} view: reentrant per thread, with the hold count kept locally over one renewed lease.
+     * The count never says "held" on its own: every reentrant {@code lock()}, {@code lockInterruptibly()} and
+     * {@code tryLock} asks Redis whether the lease still holds the lock ({@link Lease#confirm()}, one round trip)
+     * and throws {@link LeaseLostException} if it was lost (expired, force-released, or lost with the server's
+     * data), leaving the count as it was. {@code unlock()} by a thread that does not hold it throws
+     * {@link IllegalMonitorStateException}; each earlier acquire still needs its {@code unlock()}, and the last one
+     * throws {@link LeaseLostException} if the lease was lost meanwhile. Conditions are not supported. Reentrancy is
+     * per view: every call returns the same view for this object. A {@link LockException} (Redis failed to answer)
+     * leaves the count as it was.
      *
      * @return the view
      */

@@ -68,6 +68,29 @@ public interface Lease extends AutoCloseable {
     boolean isHeld();
 
     /**
+     * Asks Redis whether this lease still holds its lock, in one round trip that changes nothing (neither the
+     * lock's expiry nor the local deadline). Where {@link #isHeld()} answers from what this client knows, this
+     * answers from Redis, so it also finds a lease that an administrator's
+     * {@link DistributedLock#forceRelease()}, or a server that lost its data, took away before the watchdog's next
+     * renewal would have. A lease found gone is lost from then on, as if the watchdog had found it: its
+     * {@link #onLost} callbacks run. The views ({@link DistributedLock#asLock()} and the integrations) call it on
+     * every reentrant acquire. On a quorum, a majority of its servers must hold it; a multi-lease, every part.
+     *
+     * @return {@code true} if Redis confirms that this lease holds the lock; {@code false} if it was released, was
+     *         already lost or its local deadline passed (without a round trip), or Redis found it gone
+     * @throws LockException if Redis fails to answer; the lease is then left as it was
+     */
+    boolean confirm();
+
+    /**
+     * {@link #confirm()} without blocking the calling thread.
+     *
+     * @return completes with what {@link #confirm()} returns, on a thread of the client, or exceptionally with the
+     *         {@link LockException} it throws
+     */
+    CompletableFuture<Boolean> confirmAsync();
+
+    /**
      * How long the lease is still valid by the local deadline.
      *
      * @return the remaining validity, or {@link Duration#ZERO} if the lease is no longer held

@@ -81,6 +81,49 @@ class LockViewTest extends RedisTestSupport {
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
     }
 
+    /**
+     * Issue #39 (1): a reentrant acquire of a lease that an administrator took away while another client now holds
+     * the lock used to answer from the hold count: two holders. It asks Redis now, at once and after the watchdog
+     * found the loss, and the unlocks still balance.
+     */
+    @Test
+    void reentrantAcquireOfALostLeaseThrowsWhileAnotherClientHoldsIt() throws Exception {
+        String name = uniqueName();
+        DistributedLock mine = client(b -> b.defaultLease(Duration.ofSeconds(3))).lock(name);
+        Lock lock = mine.asLock();
+        lock.lock();
+        DistributedLock theirs = client().lock(name);
+        assertThat(theirs.forceRelease()).isPresent();
+        Lease other = theirs.tryAcquire().orElseThrow();
+
+        assertThatThrownBy(lock::tryLock).isInstanceOf(LeaseLostException.class).hasMessageContaining(name);
+        assertThatThrownBy(lock::lock).isInstanceOf(LeaseLostException.class);
+        assertThatThrownBy(lock::lockInterruptibly).isInstanceOf(LeaseLostException.class);
+        assertThatThrownBy(() -> lock.tryLock(1, TimeUnit.SECONDS)).isInstanceOf(LeaseLostException.class);
+        assertThat(other.isHeld()).isTrue();
+
+        // One acquire succeeded, so one unlock is owed: it reports the loss, and none is owed after it.
+        assertThatThrownBy(lock::unlock).isInstanceOf(LeaseLostException.class);
+        assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
+        assertThat(other.release()).isTrue();
+    }
+
+    /** The same when the server lost the key (as a restart without persistence does) and another client took it. */
+    @Test
+    void reentrantAcquireAfterTheServerLostTheKeyThrows() throws Exception {
+        String name = uniqueName();
+        DistributedLock mine = client(b -> b.defaultLease(Duration.ofMillis(300))).lock(name);
+        Lock lock = mine.asLock();
+        lock.lock();
+        assertThat(lock.tryLock()).isTrue();
+        server.call("DEL", "test:{" + name + "}");
+        Lease other = client().lock(name).tryAcquire().orElseThrow();
+        assertThatThrownBy(lock::tryLock).isInstanceOf(LeaseLostException.class);
+        lock.unlock();
+        assertThatThrownBy(lock::unlock).isInstanceOf(LeaseLostException.class);
+        assertThat(other.release()).isTrue();
+    }
+
     @Test
     void conditionsAreNotSupported() {
         Lock lock = client().lock(uniqueName()).asLock();

@@ -298,6 +298,39 @@ abstract class LeaseBase implements Lease {
     }
 
     @Override
+    public boolean confirm() {
+        return await(confirmRequest(), "confirm");
+    }
+
+    @Override
+    public CompletableFuture<Boolean> confirmAsync() {
+        return publish(this::confirmRequest, "confirm");
+    }
+
+    /**
+     * Asks Redis whether this lease holds its lock, unless it is known not to: released, releasing, lost, or past
+     * its local deadline. A lease found gone is lost, unless a release started meanwhile (its own reply decides).
+     */
+    private CompletableFuture<Boolean> confirmRequest() {
+        if (!isHeld()) {
+            return CompletableFuture.completedFuture(false);
+        }
+        return heldRequest().thenApply(held -> {
+            if (!held) {
+                loseUnlessReleasing("it was found expired or taken when confirmed");
+            }
+            return held && isHeld();
+        });
+    }
+
+    /**
+     * Whether Redis finds the lock held by this lease, changing nothing.
+     *
+     * @return completes with the answer, or exceptionally if Redis failed to answer
+     */
+    abstract CompletableFuture<Boolean> heldRequest();
+
+    @Override
     public boolean releaseAfter(Duration keep) {
         Objects.requireNonNull(keep, "keep");
         return keep.toMillis() <= 0 ? release() : await(releaseKeepingRequest(keep.toMillis()), "release");

@@ -14,7 +14,9 @@ import java.util.function.Supplier;
 
 /**
  * A {@link Lock} over one distributed lock: reentrant per thread, with the hold count kept locally over a single
- * renewed lease.
+ * renewed lease. The count never answers for the lease: every reentrant acquire asks Redis ({@link Lease#confirm()})
+ * and fails with {@link LeaseLostException} if the lease is gone, leaving the count as it was so that the caller's
+ * unlocks still balance; the last of them throws {@link LeaseLostException} too.
  */
 final class LockView implements Lock {
     private final DistributedLock lock;
@@ -99,10 +101,23 @@ final class LockView implements Lock {
         throw new UnsupportedOperationException("conditions are not supported by distributed locks");
     }
 
+    /**
+     * Counts one more hold of the calling thread, if it holds the lock, once Redis confirmed that its lease still
+     * holds it.
+     *
+     * @return false if the calling thread does not hold the lock
+     * @throws LeaseLostException if its lease was lost (known here, or found so by Redis)
+     */
     private boolean reenter() {
         Hold hold = holds.get(Thread.currentThread());
         if (hold == null) {
             return false;
+        }
+        if (!hold.lease.confirm()) {
+            throw new LeaseLostException("lock '" + lock.name() + "': the lease this thread holds it by was lost "
+                    + "(expired, or taken by an administrator's forced release or a server that lost its data): "
+                    + "the reentrant acquire is refused, and what the lock protects may have been changed by "
+                    + "another holder. Each earlier acquire still needs its unlock; the last one throws this too");
         }
         hold.count++;
         return true;

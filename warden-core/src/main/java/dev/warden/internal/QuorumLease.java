@@ -109,6 +109,15 @@ final class QuorumLease extends LeaseBase {
         return expireAll(millis, InFlight.Kind.WORK).thenApply(outcomes -> majorityHeld(outcomes, operation));
     }
 
+    /** Held where a majority of the servers find it so, not where so many find it gone that none can. */
+    @Override
+    CompletableFuture<Boolean> heldRequest() {
+        return client.inFlight().track(InFlight.Kind.WORK, () -> Fanout.until(client.nodes(),
+                        server -> server.scripts().held(lock.keys(), token),
+                        outcomes -> client.decided(outcomes, Boolean::booleanValue)))
+                .thenApply(outcomes -> majorityHeld(outcomes, "confirm"));
+    }
+
     @Override
     void moveDeadline(long sentAt, long millis) {
         client.watchdog().expiresAfter(this, sentAt, millis);

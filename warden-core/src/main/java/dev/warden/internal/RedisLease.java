@@ -185,6 +185,12 @@ final class RedisLease extends LeaseBase {
     }
 
     @Override
+    CompletableFuture<Boolean> heldRequest() {
+        RedisLockClient client = lock.client();
+        return client.inFlight().track(InFlight.Kind.WORK, () -> client.scripts().held(keys, token));
+    }
+
+    @Override
     void moveDeadline(long sentAt, long millis) {
         lock.client().watchdog().expiresAfter(this, sentAt, millis);
     }

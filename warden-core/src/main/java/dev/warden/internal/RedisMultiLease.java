@@ -117,6 +117,17 @@ final class RedisMultiLease implements MultiLease {
         return isHeld() ? least : Duration.ZERO;
     }
 
+    /** Confirms every part: true if Redis finds every one held (a part found gone is lost, and so is this). */
+    @Override
+    public boolean confirm() {
+        return each(Lease::confirm);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> confirmAsync() {
+        return eachAsync(Lease::confirmAsync);
+    }
+
     @Override
     public boolean extend(Duration lease) {
         return each(part -> part.extend(lease));

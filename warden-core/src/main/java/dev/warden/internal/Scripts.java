@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.Lease;
 import dev.warden.LockInfo;
 import dev.warden.LockReplicationException;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -52,8 +53,9 @@ final class Scripts {
     private static final Script FENCE = Script.load("fence", LOCK);
     private static final Script MULTI_ACQUIRE = Script.load("multi-acquire", LOCK, QUEUE);
     private static final Script REFRESH = Script.load("refresh", LOCK, QUEUE);
+    private static final Script HELD = Script.load("held", LOCK);
     private static final List<Script> ALL = List.of(ACQUIRE, ACQUIRE_QUEUED, RELEASE, RELEASE_QUEUED,
-            CONSUME_FAIR, HANDED, RENEW, INSPECT, FORCE_RELEASE, RAISE_FENCE, FENCE, MULTI_ACQUIRE, REFRESH);
+            CONSUME_FAIR, HANDED, RENEW, INSPECT, FORCE_RELEASE, RAISE_FENCE, FENCE, MULTI_ACQUIRE, REFRESH, HELD);
 
     private final Link link;
     private final String publish;
@@ -153,6 +155,12 @@ final class Scripts {
     CompletableFuture<OptionalLong> fence(LockKeys keys, String token, long floor) {
         return this.<Long>run(FENCE, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token,
                 Long.toString(floor)).thenApply(Replies::fence);
+    }
+
+    /** Whether the lock's key carries this token ({@code held.lua}), changing nothing: for {@link Lease#confirm}. */
+    CompletableFuture<Boolean> held(LockKeys keys, String token) {
+        return this.<Long>run(HELD, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token)
+                .thenApply(reply -> Replies.flag("held", reply));
     }
 
     /**

@@ -247,6 +247,12 @@ final class ShareLease extends LeaseBase {
     }
 
     @Override
+    CompletableFuture<Boolean> heldRequest() {
+        return share.client().inFlight().track(InFlight.Kind.WORK,
+                () -> share.client().shareScripts().held(share.keys(), token));
+    }
+
+    @Override
     void moveDeadline(long sentAt, long millis) {
         share.client().shareWatchdog().expiresAfter(this, sentAt, millis);
     }

@@ -25,7 +25,8 @@ final class ShareScripts {
     private static final Script INSPECT = Script.load("share-inspect", Scripts.LOCK, Scripts.QUEUE, SHARE);
     private static final Script FORCE_RELEASE = Script.load("share-force-release", Scripts.LOCK, Scripts.QUEUE,
             SHARE);
-    private static final List<Script> ALL = List.of(ACQUIRE, RELEASE, HANDED, RENEW, INSPECT, FORCE_RELEASE);
+    private static final Script HELD = Script.load("share-held", Scripts.LOCK);
+    private static final List<Script> ALL = List.of(ACQUIRE, RELEASE, HANDED, RENEW, INSPECT, FORCE_RELEASE, HELD);
 
     /** Which holders a forced release removes. */
     enum Holders {
@@ -147,6 +148,12 @@ final class ShareScripts {
         return scripts.<List<Object>>runAcked(RENEW, ScriptOutputType.MULTI,
                 new String[] {keys.state(), keys.holders()}, replicas, token, Long.toString(millis), RETENTION)
                 .thenApply(acked -> new Acked<>(Replies.renewed("share-renew", acked.reply(), 1)[0], acked.acks()));
+    }
+
+    /** Whether the token holds a share whose lease has not ended ({@code share-held.lua}), changing nothing. */
+    CompletableFuture<Boolean> held(ShareKeys keys, String token) {
+        return scripts.<Long>run(HELD, ScriptOutputType.INTEGER, new String[] {keys.holders()}, token)
+                .thenApply(reply -> Replies.flag("share-held", reply));
     }
 
     CompletableFuture<Replies.ShareState> inspect(ShareKeys keys) {

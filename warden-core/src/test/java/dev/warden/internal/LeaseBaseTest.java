@@ -59,6 +59,11 @@ class LeaseBaseTest {
         }
 
         @Override
+        java.util.concurrent.CompletableFuture<Boolean> heldRequest() {
+            return java.util.concurrent.CompletableFuture.completedFuture(true);
+        }
+
+        @Override
         java.util.concurrent.CompletableFuture<Boolean> expireRequest(long millis, String operation) {
             return java.util.concurrent.CompletableFuture.completedFuture(true);
         }

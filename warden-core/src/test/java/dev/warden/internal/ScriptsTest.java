@@ -44,7 +44,7 @@ class ScriptsTest {
 
     @Test
     void everyScriptCompilesOnTheServerWithItsPreludes() {
-        assertThat(every()).hasSize(19);
+        assertThat(every()).hasSize(21);
         for (Script script : every()) {
             assertThat(server.call("SCRIPT", "LOAD", script.source())).as(script.name()).isEqualTo(script.sha());
         }

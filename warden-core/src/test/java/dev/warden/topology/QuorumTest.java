@@ -79,6 +79,20 @@ class QuorumTest {
         assertThat(next.release()).isFalse();
     }
 
+    /** {@link Lease#confirm()} asks every server: held while a majority holds it, lost once one cannot. */
+    @Test
+    void aLeaseIsConfirmedWhileAMajorityHoldsIt() throws Exception {
+        start(3);
+        DistributedLock lock = client().lock("confirmed");
+        Lease lease = lock.acquire();
+        assertThat(lease.confirm()).isTrue();
+        servers.get(0).call("FLUSHALL");
+        assertThat(lease.confirmAsync().get(10, TimeUnit.SECONDS)).isTrue();
+        servers.get(1).call("FLUSHALL");
+        assertThat(lease.confirm()).isFalse();
+        assertThat(lease.isHeld()).isFalse();
+    }
+
     @Test
     void leasesReleasedAsSoonAsTheyAreGrantedAreNotLeftWithTheWatchdog() throws Exception {
         start(3);
