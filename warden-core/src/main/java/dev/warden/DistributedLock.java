@@ -14,6 +14,14 @@ import java.util.concurrent.locks.Lock;
  * without an explicit duration last {@link LockConfig#defaultLease()} and are renewed by the watchdog until
  * released; leases with an explicit duration are not renewed.
  *
+ * <p>Not reentrant. A thread that holds the lock by a lease it acquired with a blocking method (any but the
+ * {@code *Async} ones), neither released nor lost, and asks for it again through the same client (or for a
+ * multi-lock with it as a part) would wait for itself: a blocking acquire that would wait then throws
+ * {@link IllegalStateException} at once instead, and a single try ({@code tryAcquire()}, or a zero wait) finds the
+ * lock held and returns empty. The lease counts as that thread's even if handed to another
+ * thread; acquire from the thread it was handed to, or asynchronously, where a later holder is meant to wait for
+ * it. Leases acquired asynchronously count for no thread. For reentrancy per thread, use {@link #asLock()}.
+ *
  * <p>Waiting is event-driven: a waiter subscribes to the lock's channel and retries when the holder releases, or
  * when the holder's lease runs out, whichever comes first. Every method throws {@link LockException} when Redis
  * fails; not getting the lock is never reported as an exception by the methods returning {@link Optional}.
@@ -28,6 +36,7 @@ public interface DistributedLock {
      * @return the lease, or empty if someone else holds the lock
      * @throws LockException if Redis fails, or the thread is interrupted while waiting for Redis's answer (the
      *                       interrupt flag is then set again)
+     * @throws IllegalStateException if the client is closed
      */
     Optional<Lease> tryAcquire();
 
@@ -41,6 +50,8 @@ public interface DistributedLock {
      * @throws IllegalArgumentException if {@code wait} is negative
      * @throws NullPointerException     if {@code wait} is null
      * @throws LockException            if Redis fails
+     * @throws IllegalStateException    if {@code wait} is positive and the calling thread holds this lock already
+     *                                  (see above), or the client is closed
      */
     Optional<Lease> tryAcquire(Duration wait) throws InterruptedException;
 
@@ -54,6 +65,8 @@ public interface DistributedLock {
      * @throws IllegalArgumentException if {@code wait} is negative or {@code lease} is not positive
      * @throws NullPointerException     if an argument is null
      * @throws LockException            if Redis fails
+     * @throws IllegalStateException    if {@code wait} is positive and the calling thread holds this lock already
+     *                                  (see above), or the client is closed
      */
     Optional<Lease> tryAcquire(Duration wait, Duration lease) throws InterruptedException;
 
@@ -64,6 +77,7 @@ public interface DistributedLock {
      * @throws InterruptedException if the thread is interrupted while waiting; a lock granted at that moment is
      *                              released
      * @throws LockException        if Redis fails
+     * @throws IllegalStateException if the calling thread holds this lock already, or the client is closed
      */
     Lease acquire() throws InterruptedException;
 

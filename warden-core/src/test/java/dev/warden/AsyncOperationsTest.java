@@ -235,6 +235,34 @@ class AsyncOperationsTest extends RedisTestSupport {
         assertThatThrownBy(lock::inspect).isInstanceOf(IllegalStateException.class).hasMessage("client is closed");
     }
 
+    /**
+     * Issue #39 (4): the acquires' futures were completed through the client's callback executor, which a closed
+     * client has shut down, so they never completed. Every kind, and a wait already under way at the close.
+     */
+    @Test
+    void aClosedClientCompletesEveryAsyncAcquire() throws Exception {
+        LockClient client = client();
+        String held = uniqueName();
+        Lease other = client().lock(held).acquire();
+        CompletableFuture<Optional<Lease>> waiting = client.lock(held).tryAcquireAsync(Duration.ofMinutes(1));
+        CompletableFuture<Lease> waitingToo = client.lock(held).acquireAsync(Duration.ofMinutes(1));
+        DistributedLock lock = client.lock(uniqueName());
+        DistributedReadWriteLock rw = client.readWriteLock(uniqueName());
+        DistributedSemaphore semaphore = client.semaphore(uniqueName(), 2);
+        DistributedLock multi = client.multiLock(List.of(uniqueName(), uniqueName()));
+        client.close();
+        assertThat(failure(lock.acquireAsync(Duration.ofSeconds(1)))).isInstanceOf(IllegalStateException.class);
+        assertThat(failure(lock.tryAcquireAsync(Duration.ofSeconds(1)))).isInstanceOf(IllegalStateException.class);
+        assertThat(failure(rw.readLock().tryAcquireAsync(Duration.ZERO))).isInstanceOf(IllegalStateException.class);
+        assertThat(failure(rw.writeLock().acquireAsync(Duration.ZERO))).isInstanceOf(IllegalStateException.class);
+        assertThat(failure(semaphore.tryAcquireAsync(1, Duration.ZERO))).isInstanceOf(IllegalStateException.class);
+        assertThat(failure(multi.tryAcquireAsync(Duration.ZERO))).isInstanceOf(IllegalStateException.class);
+        assertThat(waiting.handle((value, error) -> error != null || value.isEmpty())
+                .get(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(waitingToo.handle((value, error) -> error).get(BOUND_SECONDS, TimeUnit.SECONDS)).isNotNull();
+        assertThat(other.release()).isTrue();
+    }
+
     @Test
     void aStageThatThrowsOnAnAsyncResultDoesNotHangTheClient() throws Exception {
         DistributedLock lock = client().lock(uniqueName());

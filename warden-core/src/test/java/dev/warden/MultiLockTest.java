@@ -59,6 +59,28 @@ class MultiLockTest extends RedisTestSupport {
         lease.release();
     }
 
+    /**
+     * Issue #39 (6): "not acquired" came back while the part taken first was still being given back in the
+     * background, so the caller was told "none" while its client still held a part. It comes back after the part
+     * is free now, every round, checked from another client at once.
+     */
+    @Test
+    void notAcquiredMeansNoPartIsHeldAnyMore() throws Exception {
+        String first = "acct:1-" + uniqueName();
+        String second = "acct:2-" + uniqueName();
+        String third = "acct:3-" + uniqueName();
+        Lease other = client().lock(second).tryAcquire().orElseThrow();
+        DistributedLock multi = client().multiLock(List.of(first, second, third));
+        DistributedLock observer = client().lock(first);
+        for (int round = 0; round < 30; round++) {
+            assertThat(multi.tryAcquire(Duration.ofMillis(20))).isEmpty();
+            assertThat(observer.isLocked()).as("round %d: %s still held", round, first).isFalse();
+            assertThat(multi.tryAcquireAsync(Duration.ofMillis(5)).get(BOUND_SECONDS, TimeUnit.SECONDS)).isEmpty();
+            assertThat(observer.isLocked()).as("round %d (async): %s still held", round, first).isFalse();
+        }
+        other.release();
+    }
+
     @Test
     void multiLocksThatOverlapInAnyOrderNeverDeadlock() throws Exception {
         String a = uniqueName();

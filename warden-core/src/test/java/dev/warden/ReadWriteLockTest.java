@@ -220,6 +220,20 @@ class ReadWriteLockTest extends RedisTestSupport {
         assertThat(lock.writeLock().tryAcquire()).isPresent();
     }
 
+    /** Issue #39 (8): the async forms report the refused upgrade through their future, not by throwing. */
+    @Test
+    void anAsyncUpgradeFailsItsFutureAtOnce() throws Exception {
+        DistributedReadWriteLock lock = client().readWriteLock(uniqueName());
+        Lease read = lock.readLock().tryAcquire().orElseThrow();
+        CompletableFuture<Lease> write = lock.writeLock().acquireAsync(Duration.ofSeconds(5));
+        CompletableFuture<Optional<Lease>> tryWrite = lock.writeLock().tryAcquireAsync(Duration.ofSeconds(5));
+        for (CompletableFuture<?> future : List.of(write, tryWrite)) {
+            assertThat(future.handle((value, error) -> error).get(1, TimeUnit.SECONDS))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("holds the read lock");
+        }
+        read.release();
+    }
+
     @Test
     void eachReaderIsRenewedAndToldOfItsOwnLoss() throws Exception {
         String name = uniqueName();

@@ -5,12 +5,15 @@ import dev.warden.Lease;
 import dev.warden.Ticker;
 import dev.warden.LockException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Lock;
+import java.util.function.BiConsumer;
 
 /**
  * The acquire methods of {@link DistributedLock}, in terms of one asynchronous acquisition: blocking waits that
@@ -34,8 +37,23 @@ abstract class LockBase implements DistributedLock {
     /** The client's events, for its listener. */
     abstract Events events();
 
-    /** Releases in the background a lease that nobody will use. */
-    abstract void abandon(Lease lease);
+    /**
+     * Releases in the background a lease that nobody will use.
+     *
+     * @return completes when the release has ended: with whether it released the lease
+     */
+    abstract CompletableFuture<Boolean> abandon(Lease lease);
+
+    /**
+     * The leases that this client's threads hold by blocking acquires, for the self-wait check; null for a kind that
+     * checks by its own rules (a read-write lock's halves, a semaphore's permits).
+     */
+    abstract ThreadHolds threadHolds();
+
+    /** The names of the locks this one takes: its own, or a multi-lock's parts. */
+    List<String> lockNames() {
+        return List.of(name());
+    }
 
     /** Names an operation on this lock for error messages. */
     abstract String describe(String operation);
@@ -54,7 +72,7 @@ abstract class LockBase implements DistributedLock {
     @Override
     public Optional<Lease> tryAcquire() {
         try {
-            return awaitInterruptibly(begin(0, defaultLeaseMillis(), true));
+            return blocking(0, defaultLeaseMillis(), true);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockException(describe("acquire") + ": interrupted", e);
@@ -63,33 +81,58 @@ abstract class LockBase implements DistributedLock {
 
     @Override
     public Optional<Lease> tryAcquire(Duration wait) throws InterruptedException {
-        return awaitInterruptibly(begin(waitNanos(wait), defaultLeaseMillis(), true));
+        return blocking(waitNanos(wait), defaultLeaseMillis(), true);
     }
 
     @Override
     public Optional<Lease> tryAcquire(Duration wait, Duration lease) throws InterruptedException {
         long waitNanos = waitNanos(wait);
         long leaseMillis = Require.lease(lease, "lease").toMillis();
-        return awaitInterruptibly(begin(waitNanos, leaseMillis, false));
+        return blocking(waitNanos, leaseMillis, false);
     }
 
     @Override
     public Lease acquire() throws InterruptedException {
-        return awaitInterruptibly(begin(-1, defaultLeaseMillis(), true)).orElseThrow();
+        return blocking(-1, defaultLeaseMillis(), true).orElseThrow();
+    }
+
+    /**
+     * A blocking acquire on the calling thread: one that would wait is refused at once if the thread holds this lock
+     * already by a blocking acquire (it would wait for itself; a single try just finds it held), and the lease it
+     * gets is counted as the thread's.
+     */
+    private Optional<Lease> blocking(long waitNanos, long leaseMillis, boolean renewing) throws InterruptedException {
+        ThreadHolds holds = threadHolds();
+        if (holds != null && waitNanos != 0) {
+            holds.refuseSelfWait(lockNames(), this::describe);
+        }
+        Optional<Lease> lease = awaitInterruptibly(begin(waitNanos, leaseMillis, renewing));
+        if (holds != null && lease.isPresent()) {
+            holds.add(lockNames(), lease.get());
+        }
+        return lease;
     }
 
     /** Waits for the lock ignoring interrupts, as {@link Lock#lock()} must; the interrupt flag is set again after. */
     Lease acquireUninterruptibly() {
+        ThreadHolds holds = threadHolds();
+        if (holds != null) {
+            holds.refuseSelfWait(lockNames(), this::describe);
+        }
         CompletableFuture<Optional<Lease>> acquisition = begin(-1, defaultLeaseMillis(), true);
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    return get(acquisition).orElseThrow();
+                    Lease lease = get(acquisition).orElseThrow();
+                    if (holds != null) {
+                        holds.add(lockNames(), lease);
+                    }
+                    return lease;
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (ExecutionException e) {
-                    throw Errors.translate(e.getCause(), describe("acquire"));
+                    throw Errors.forCaller(e.getCause(), describe("acquire"));
                 }
             }
         } finally {
@@ -101,32 +144,63 @@ abstract class LockBase implements DistributedLock {
 
     @Override
     public CompletableFuture<Lease> acquireAsync(Duration wait) {
-        CompletableFuture<Optional<Lease>> acquisition = begin(waitNanos(wait), defaultLeaseMillis(), true);
-        CompletableFuture<Lease> out = new CompletableFuture<>();
-        acquisition.whenCompleteAsync((lease, error) -> {
-            if (error != null) {
-                out.completeExceptionally(Errors.translate(error, describe("acquire")));
-            } else if (lease.isEmpty()) {
+        long waitNanos = waitNanos(wait);
+        return async(waitNanos, (lease, out) -> {
+            if (lease.isEmpty()) {
                 out.completeExceptionally(new TimeoutException("lock '" + name() + "' not acquired within " + wait));
             } else if (!out.complete(lease.get())) {
                 abandon(lease.get());
             }
-        }, callbackExecutor());
-        cancelTogether(out, acquisition);
-        return out;
+        });
     }
 
     @Override
     public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait) {
-        CompletableFuture<Optional<Lease>> acquisition = begin(waitNanos(wait), defaultLeaseMillis(), true);
-        CompletableFuture<Optional<Lease>> out = new CompletableFuture<>();
-        acquisition.whenCompleteAsync((lease, error) -> {
-            if (error != null) {
-                out.completeExceptionally(Errors.translate(error, describe("acquire")));
-            } else if (!out.complete(lease)) {
+        long waitNanos = waitNanos(wait);
+        return async(waitNanos, (lease, out) -> {
+            if (!out.complete(lease)) {
                 lease.ifPresent(this::abandon);
             }
-        }, callbackExecutor());
+        });
+    }
+
+    /**
+     * The future of an asynchronous acquire: completed off the I/O threads on the client's callback executor, or,
+     * once that has shut down (the client closed), on the thread that ended the acquisition, so that it always
+     * completes. What the start refuses (a closed client, an upgrade of a read lock) fails it rather than being
+     * thrown; cancelling it cancels the acquisition, and a lease that arrives after it ended is given back.
+     *
+     * @param done completes {@code out} from the acquisition's result, and gives back a lease it cannot hand over
+     */
+    private <T> CompletableFuture<T> async(long waitNanos,
+                                           BiConsumer<Optional<Lease>, CompletableFuture<T>> done) {
+        CompletableFuture<T> out = new CompletableFuture<>();
+        CompletableFuture<Optional<Lease>> acquisition;
+        try {
+            acquisition = begin(waitNanos, defaultLeaseMillis(), true);
+        } catch (RuntimeException e) {
+            out.completeExceptionally(Errors.forCaller(e, describe("acquire")));
+            return out;
+        }
+        acquisition.whenComplete((lease, error) -> {
+            Runnable complete = () -> {
+                try {
+                    if (error != null) {
+                        out.completeExceptionally(Errors.forCaller(error, describe("acquire")));
+                    } else {
+                        done.accept(lease, out);
+                    }
+                } catch (RuntimeException | Error e) {
+                    out.completeExceptionally(e);
+                    lease.ifPresent(this::abandon);
+                }
+            };
+            try {
+                callbackExecutor().execute(complete);
+            } catch (RejectedExecutionException e) {
+                complete.run();
+            }
+        });
         cancelTogether(out, acquisition);
         return out;
     }
@@ -174,7 +248,7 @@ abstract class LockBase implements DistributedLock {
             }
             throw e;
         } catch (ExecutionException e) {
-            throw Errors.translate(e.getCause(), describe("acquire"));
+            throw Errors.forCaller(e.getCause(), describe("acquire"));
         }
     }
 

@@ -99,7 +99,7 @@ final class MultiAcquisition {
                         }
                         take(locks.size());
                     } else if (waitNanos == 0) {
-                        result.complete(Optional.empty());
+                        result.complete(Optional.empty()); // nothing was taken
                     } else if (!result.isDone()) {
                         take(0);
                     }
@@ -114,6 +114,7 @@ final class MultiAcquisition {
                 leases = List.copyOf(held);
             }
             RedisMultiLease lease = new RedisMultiLease(lock, leases);
+            // A lease that arrives after its acquire was cancelled: the cancelled caller was told nothing is held.
             if (!result.complete(Optional.of(lease))) {
                 lease.abandon();
             }
@@ -124,8 +125,7 @@ final class MultiAcquisition {
         try {
             part = parts.get(index).start(left, leaseMillis, renewing, Events.AcquireWatch.NONE);
         } catch (RuntimeException e) {
-            giveBack();
-            result.completeExceptionally(e);
+            endWithout(e);
             return;
         }
         synchronized (this) {
@@ -136,12 +136,7 @@ final class MultiAcquisition {
         }
         Futures.whenDone(part, (lease, error) -> {
             if (error != null || lease.isEmpty()) {
-                giveBack();
-                if (error != null) {
-                    result.completeExceptionally(error);
-                } else {
-                    result.complete(Optional.empty());
-                }
+                endWithout(error);
                 return;
             }
             boolean over;
@@ -158,15 +153,32 @@ final class MultiAcquisition {
         }, "taking a part of a multi-lock", lock.name());
     }
 
-    /** Releases, in the background, the parts held so far. */
-    private void giveBack() {
+    /**
+     * Releases the parts held so far.
+     *
+     * @return completes when their releases have ended, successfully or not (a failed one is logged, and expires)
+     */
+    private CompletableFuture<Boolean> giveBack() {
         List<Lease> leases;
         synchronized (this) {
             leases = new ArrayList<>(held);
             held.clear();
         }
-        for (int i = 0; i < leases.size(); i++) {
-            lock.abandon(i, leases.get(i));
-        }
+        return lock.giveBack(leases);
+    }
+
+    /**
+     * Ends the acquire without a lease: empty, or failed with {@code error}, once the parts held so far are
+     * released, so that "not acquired" means that nothing of it is held any more ("all or none"). A part that could
+     * not be released (Redis failed) expires with its lease, and is logged.
+     */
+    private void endWithout(Throwable error) {
+        giveBack().whenComplete((released, ignored) -> {
+            if (error != null) {
+                result.completeExceptionally(error);
+            } else {
+                result.complete(Optional.empty());
+            }
+        });
     }
 }

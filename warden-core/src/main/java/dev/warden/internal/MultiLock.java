@@ -107,13 +107,37 @@ final class MultiLock extends LockBase {
     }
 
     @Override
-    void abandon(Lease lease) {
-        ((RedisMultiLease) lease).abandon();
+    CompletableFuture<Boolean> abandon(Lease lease) {
+        return ((RedisMultiLease) lease).abandon();
+    }
+
+    /**
+     * Gives back, in the background, the leases of the first parts (a lease per part, in the parts' order).
+     *
+     * @return completes when every release has ended (none fails it): with true if each lease was released
+     */
+    CompletableFuture<Boolean> giveBack(List<Lease> leases) {
+        List<CompletableFuture<Boolean>> each = new ArrayList<>(leases.size());
+        for (int i = 0; i < leases.size(); i++) {
+            each.add(abandon(i, leases.get(i)).exceptionally(error -> false));
+        }
+        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+                .thenApply(ignored -> each.stream().allMatch(CompletableFuture::join));
     }
 
     /** Gives back a part's lease that nobody will use, through the part's own lock. */
-    void abandon(int part, Lease lease) {
-        parts.get(part).abandon(lease);
+    CompletableFuture<Boolean> abandon(int part, Lease lease) {
+        return parts.get(part).abandon(lease);
+    }
+
+    @Override
+    ThreadHolds threadHolds() {
+        return parts.get(0).threadHolds();
+    }
+
+    @Override
+    List<String> lockNames() {
+        return names;
     }
 
     @Override

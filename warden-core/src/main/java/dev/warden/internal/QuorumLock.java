@@ -207,8 +207,13 @@ final class QuorumLock extends LockBase {
     }
 
     @Override
-    void abandon(Lease lease) {
-        ((QuorumLease) lease).abandon();
+    ThreadHolds threadHolds() {
+        return client.threadHolds();
+    }
+
+    @Override
+    CompletableFuture<Boolean> abandon(Lease lease) {
+        return ((QuorumLease) lease).abandon();
     }
 
     @Override

@@ -31,6 +31,7 @@ final class QuorumLockClient extends LockClientBase {
     private final List<QuorumNode> nodes;
     private final Watchdog<QuorumLease> watchdog;
     private final long awaitNanos;
+    private final ThreadHolds threadHolds = new ThreadHolds();
     /** Never spins: a quorum's replies come from several servers, the slowest of a majority last. */
     private final Spinner spinner = new Spinner(0);
     private final Set<QuorumAcquisition> pending = ConcurrentHashMap.newKeySet();
@@ -239,7 +240,7 @@ final class QuorumLockClient extends LockClientBase {
     void track(QuorumAcquisition acquisition) {
         pending.add(acquisition);
         if (closed) {
-            acquisition.result.completeExceptionally(new LockException("client is closed"));
+            acquisition.result.completeExceptionally(new CallerStateException("client is closed"));
         }
     }
 
@@ -269,5 +270,9 @@ final class QuorumLockClient extends LockClientBase {
 
     Spinner spinner() {
         return spinner;
+    }
+
+    ThreadHolds threadHolds() {
+        return threadHolds;
     }
 }

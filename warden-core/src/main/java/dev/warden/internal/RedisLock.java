@@ -181,6 +181,11 @@ final class RedisLock extends LockBase {
         return operation + " of lock '" + name + "' (key " + keys.lock() + ")";
     }
 
+    @Override
+    ThreadHolds threadHolds() {
+        return client().threadHolds();
+    }
+
     RedisLockClient client() {
         return client;
     }
@@ -239,8 +244,8 @@ final class RedisLock extends LockBase {
     }
 
     @Override
-    void abandon(Lease lease) {
-        ((RedisLease) lease).abandon();
+    CompletableFuture<Boolean> abandon(Lease lease) {
+        return ((RedisLease) lease).abandon();
     }
 
     @Override

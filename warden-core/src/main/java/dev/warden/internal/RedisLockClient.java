@@ -44,6 +44,7 @@ final class RedisLockClient extends LockClientBase {
     /** The watchdog of shares (semaphore permits, read and write leases), on the same scheduler. */
     private final Watchdog<ShareLease> shareWatchdog;
     private final ThreadShares threadShares = new ThreadShares();
+    private final ThreadHolds threadHolds = new ThreadHolds();
     private final ShareWaiters shareWaiters = new ShareWaiters();
     private final Tokens tokens;
     private final IdentityRecord identity;
@@ -294,6 +295,10 @@ final class RedisLockClient extends LockClientBase {
         return shareWatchdog;
     }
 
+    ThreadHolds threadHolds() {
+        return threadHolds;
+    }
+
     ThreadShares threadShares() {
         return threadShares;
     }
@@ -329,7 +334,7 @@ final class RedisLockClient extends LockClientBase {
     void track(Acquisition acquisition) {
         pending.add(acquisition);
         if (closed) {
-            acquisition.result.completeExceptionally(new LockException("client is closed"));
+            acquisition.result.completeExceptionally(new CallerStateException("client is closed"));
         }
     }
 
@@ -340,7 +345,7 @@ final class RedisLockClient extends LockClientBase {
     void track(ShareAcquisition acquisition) {
         pendingShares.add(acquisition);
         if (closed) {
-            acquisition.result.completeExceptionally(new LockException("client is closed"));
+            acquisition.result.completeExceptionally(new CallerStateException("client is closed"));
         }
     }
 

@@ -164,11 +164,13 @@ final class RedisMultiLease implements MultiLease {
         release();
     }
 
-    /** Releases every part in the background, for a lease nobody will use. */
-    void abandon() {
-        for (int i = 0; i < parts.size(); i++) {
-            lock.abandon(i, parts.get(i));
-        }
+    /**
+     * Releases every part in the background, for a lease nobody will use.
+     *
+     * @return completes when every part's release has ended: with true if each was released
+     */
+    CompletableFuture<Boolean> abandon() {
+        return lock.giveBack(parts);
     }
 
     /** Runs an operation on every part, even after one failed: true if it was true for all. */

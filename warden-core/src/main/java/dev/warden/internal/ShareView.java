@@ -57,7 +57,7 @@ final class ShareView extends LockBase {
         String companion = "";
         ThreadShares shares = share.client().threadShares();
         if (role == Role.WRITE && shares.held(share.keys(), caller, false) != null) {
-            throw new IllegalStateException(describe("acquire") + ": this thread holds the read lock; an upgrade "
+            throw new CallerStateException(describe("acquire") + ": this thread holds the read lock; an upgrade "
                     + "would wait for itself. Release the read lock first");
         } else if (role == Role.READ) {
             ShareLease writer = shares.held(share.keys(), caller, true);
@@ -66,14 +66,20 @@ final class ShareView extends LockBase {
         return share.start(permits, waitNanos, leaseMillis, renewing, companion, caller, watch);
     }
 
+    /** Null: a read-write lock's halves check by their own rules ({@link ThreadShares}), permits not at all. */
+    @Override
+    ThreadHolds threadHolds() {
+        return null;
+    }
+
     @Override
     Events events() {
         return share.client().events();
     }
 
     @Override
-    void abandon(Lease lease) {
-        ((ShareLease) lease).abandon();
+    CompletableFuture<Boolean> abandon(Lease lease) {
+        return ((ShareLease) lease).abandon();
     }
 
     @Override

@@ -38,7 +38,14 @@ class SpinningClientTest {
             assertEquals(0, spinner.callers());
 
             Lease held = lock.acquire();
-            assertTrue(lock.tryAcquire(Duration.ofMillis(50)).isEmpty());
+            // From another thread: this one would be refused at once, since it would wait for itself.
+            assertTrue(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return lock.tryAcquire(Duration.ofMillis(50));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }).get(10, TimeUnit.SECONDS).isEmpty());
             assertEquals(0, spinner.callers());
             AtomicBoolean interrupted = new AtomicBoolean();
             Thread waiter = new Thread(() -> {

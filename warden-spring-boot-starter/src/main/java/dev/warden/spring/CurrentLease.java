@@ -28,6 +28,21 @@ public final class CurrentLease {
         return get().orElseThrow(() -> new IllegalStateException("no @Locked method runs on this thread"));
     }
 
+    /** @return the lease by which a {@link Locked} method running on this thread holds lock {@code name}, if any */
+    static Optional<Lease> held(String name) {
+        Deque<Lease> leases = LEASES.get();
+        if (leases.isEmpty()) {
+            LEASES.remove();
+            return Optional.empty();
+        }
+        for (Lease lease : leases) {
+            if (lease.lockName().equals(name)) {
+                return Optional.of(lease);
+            }
+        }
+        return Optional.empty();
+    }
+
     static void push(Lease lease) {
         LEASES.get().push(lease);
     }

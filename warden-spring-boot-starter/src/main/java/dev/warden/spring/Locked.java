@@ -24,6 +24,11 @@ import java.lang.annotation.Target;
  * {@link java.util.concurrent.Future} or {@link java.util.concurrent.CompletionStage} is refused (the lock would
  * be released before the work it starts ends): take the lock with the client's asynchronous API instead.
  *
+ * <p>Reentrant per thread: a {@link Locked} method called, on the same thread, while another holds the same lock
+ * name (directly or further out) runs inside that lease, after asking Redis whether it still holds the lock
+ * ({@link dev.warden.Lease#confirm()}); if it does not, the nested call fails with
+ * {@link dev.warden.LeaseLostException} without running. Only the outermost method releases the lock.
+ *
  * <p>If the lease is lost while the method runs (a pause longer than the lease, Redis restarted without its data),
  * the call ends with {@link dev.warden.LeaseLostException} after the method: another holder may have run at the
  * same time. If the method threw, that exception is added to it as suppressed.

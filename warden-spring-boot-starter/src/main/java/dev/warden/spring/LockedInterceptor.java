@@ -79,6 +79,10 @@ final class LockedInterceptor implements MethodInterceptor {
         Method method = AopUtils.getMostSpecificMethod(invocation.getMethod(), target);
         Plan plan = plans.computeIfAbsent(method, this::plan);
         String name = name(plan, method, invocation.getArguments());
+        Optional<Lease> outer = CurrentLease.held(name);
+        if (outer.isPresent()) {
+            return reenter(invocation, name, outer.get());
+        }
         Optional<Lease> lease = plan.acquire(client(plan, method).lock(name));
         if (lease.isEmpty()) {
             if (plan.onNotAcquired() == Locked.OnNotAcquired.SKIP) {
@@ -87,6 +91,25 @@ final class LockedInterceptor implements MethodInterceptor {
             throw new LockNotAcquiredException(name, plan.waitFor());
         }
         return proceed(invocation, name, lease.get(), plan.holdAtLeast());
+    }
+
+    /**
+     * Runs a method whose lock an outer {@link Locked} method of this thread holds, inside the outer lease, once
+     * Redis confirmed that it still holds the lock; the outer method releases it.
+     *
+     * @throws LeaseLostException if the outer lease was lost: the method does not run
+     */
+    private static Object reenter(MethodInvocation invocation, String name, Lease outer) throws Throwable {
+        if (!outer.confirm()) {
+            throw new LeaseLostException("lock '" + name + "' was lost before a nested @Locked method on it could "
+                    + "run: another holder may be running; the method did not run");
+        }
+        CurrentLease.push(outer);
+        try {
+            return invocation.proceed();
+        } finally {
+            CurrentLease.pop();
+        }
     }
 
     /** @return the application's client, or for a fair method that client's fair twin unless it is fair itself */

@@ -131,6 +131,26 @@ class LockedTest {
         }
     }
 
+    /** Calls {@link Orders} from inside its own locked methods, on the same lock names. */
+    public static class Nested {
+        private final Orders orders;
+
+        public Nested(Orders orders) {
+            this.orders = orders;
+        }
+
+        @Locked(value = "orders:#{#p0}", waitFor = "5s")
+        public String outer(long id) {
+            return orders.once(id) + ", fence " + CurrentLease.require().fencingToken();
+        }
+
+        @Locked(value = "orders:#{#p0}", waitFor = "5s")
+        public String outerThatLosesTheLock(long id) {
+            observer.lock("orders:" + id).forceRelease();
+            return orders.once(id);
+        }
+    }
+
     /** Records when transactions begin and end, and whether the method's lock was held then. */
     static class RecordingTransactions extends AbstractPlatformTransactionManager {
         private static final long serialVersionUID = 1L;
@@ -167,6 +187,11 @@ class LockedTest {
         @Bean
         Orders orders() {
             return new Orders();
+        }
+
+        @Bean
+        Nested nested(Orders orders) {
+            return new Nested(orders);
         }
 
         @Bean
@@ -221,6 +246,28 @@ class LockedTest {
             assertThat(orders.runs()).isEqualTo(3);
         });
         held.release();
+    }
+
+    /**
+     * Issue #39 (7): a locked method calling another on the same lock name used to wait for itself (and fail with
+     * {@link LockNotAcquiredException} after its wait). It runs inside the outer lease, confirmed with Redis first.
+     */
+    @Test
+    void nestedLockedMethodsOnOneNameRunInsideTheOuterLease() {
+        runner.withPropertyValues("warden.redis-uri=" + REDIS.server().uri(), "warden.key-prefix=locked:")
+                .run(context -> {
+                    Nested nested = context.getBean(Nested.class);
+                    Orders orders = context.getBean(Orders.class);
+                    assertThat(nested.outer(7)).startsWith("ran 7 holding true, fence ");
+                    assertThat(orders.runs()).isEqualTo(1);
+                    assertThat(observer.lock("orders:7").isLocked()).isFalse();
+
+                    assertThatThrownBy(() -> nested.outerThatLosesTheLock(8))
+                            .isInstanceOf(LeaseLostException.class)
+                            .hasMessageContaining("before a nested @Locked method on it could run");
+                    assertThat(orders.runs()).isEqualTo(1);
+                    assertThat(observer.lock("orders:8").isLocked()).isFalse();
+                });
     }
 
     @Test
