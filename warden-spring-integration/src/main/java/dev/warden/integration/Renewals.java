@@ -34,6 +34,7 @@ final class Renewals {
      *
      * @return the renewal, to {@link Renewal#cancel()} at unlock; null if there is no scheduler or the registry was
      *         destroyed
+     * @throws RuntimeException what the scheduler throws if it refuses the task
      */
     Renewal start(String key, Lease lease, Duration ttl) {
         TaskScheduler on = scheduler;
@@ -43,7 +44,12 @@ final class Renewals {
         Renewal renewal = new Renewal(key, lease, ttl);
         live.add(renewal);
         Duration period = Duration.ofMillis(Math.max(1, ttl.toMillis() / 3));
-        renewal.scheduled(on.scheduleWithFixedDelay(renewal, Instant.now().plus(period), period));
+        try {
+            renewal.scheduled(on.scheduleWithFixedDelay(renewal, Instant.now().plus(period), period));
+        } catch (RuntimeException | Error e) {
+            live.remove(renewal); // the scheduler refused it (shut down, say): the caller releases the lease
+            throw e;
+        }
         lease.onLost(renewal::cancel);
         if (closed) {
             renewal.cancel(); // destroy() ran meanwhile and may not have seen it

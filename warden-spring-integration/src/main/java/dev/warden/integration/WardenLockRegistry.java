@@ -125,7 +125,8 @@ public final class WardenLockRegistry implements ExpirableLockRegistry<Distribut
      * {@code unlock()} throws); one that cannot reach Redis tries again a period later, until the lease's local
      * deadline. Leases the watchdog renews (the registry's default without {@code expireAfter}) are renewed already:
      * the scheduler is accepted and does nothing for them. Applies to acquires after this call; {@link #destroy()}
-     * cancels every renewal.
+     * cancels every renewal. If the scheduler refuses a renewal (it was shut down, say), the acquire throws what it
+     * threw and holds nothing: a fixed lease is never handed out unrenewed by surprise.
      *
      * @param scheduler where the renewals run
      * @throws NullPointerException if {@code scheduler} is null

@@ -17,6 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -452,6 +453,20 @@ class WardenLockRegistryTest {
             lock.unlock();
             assertThat(scheduler.live()).isZero();
         }
+    }
+
+    @Test
+    void aSchedulerThatRefusesTheRenewalFailsTheLockAndLeavesNothingHeld() {
+        RecordingScheduler scheduler = new RecordingScheduler();
+        scheduler.close(); // as a scheduler destroyed before the registry
+        WardenLockRegistry registry = new WardenLockRegistry(client(), "jobs", Duration.ofSeconds(30));
+        registry.setRenewalTaskScheduler(scheduler);
+        Lock lock = registry.obtain("refused");
+        assertThatThrownBy(lock::lock).isInstanceOf(RejectedExecutionException.class);
+        assertThatThrownBy(lock::tryLock).isInstanceOf(RejectedExecutionException.class);
+        assertThat(observer.lock("jobs:refused").isLocked()).isFalse();
+        assertThatThrownBy(lock::unlock).isInstanceOf(IllegalStateException.class);
+        assertThat(registry.lease("refused")).isEmpty();
     }
 
     private static void eventually(BooleanSupplier condition, String what) throws InterruptedException {
