@@ -173,7 +173,7 @@ final class WardenRegistryLock implements org.springframework.integration.suppor
         Renewals.Renewal renewing = renewal;
         renewal = null;
         if (renewing != null) {
-            renewing.cancel(); // before the release: no renewal runs after it
+            renewing.cancel(); // before the release; a run under way at most extends a key the release then deletes
         }
         boolean released;
         try {

@@ -405,7 +405,8 @@ class RedisLockRegistryPortedTest {
         waitForExpire("foo");
         assertThatThrownBy(lock1::unlock)
                 .isInstanceOf(ConcurrentModificationException.class)
-                .hasMessageContaining("lost before unlock"); // Spring: "Lock was released in the store due to expiration."
+                // Spring: "Lock was released in the store due to expiration."
+                .hasMessageContaining("lost before unlock");
         destroy(registry);
     }
 
