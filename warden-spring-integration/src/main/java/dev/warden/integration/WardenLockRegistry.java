@@ -8,9 +8,11 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.integration.support.locks.DistributedLock;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 import org.springframework.integration.support.locks.RenewableLockRegistry;
+import org.springframework.scheduling.TaskScheduler;
 
 /**
  * A Spring Integration lock registry on Warden: replaces {@code RedisLockRegistry} by changing one bean.
@@ -28,20 +30,35 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  * by a thread that does not hold it throws {@link IllegalStateException}; an {@code unlock()} after the lease was
  * lost throws {@link java.util.ConcurrentModificationException}, as {@code RedisLockRegistry}'s does.
  *
+ * <p>No lock reports itself held when the lease under it is known lost, locally or by Redis's answer. Every
+ * reentrant acquire asks Redis, in one round trip that changes nothing ({@link Lease#confirm()}), as
+ * {@code RedisLockRegistry}'s do. If the lease was lost (it expired, or was taken away and perhaps taken by another
+ * process), a reentrant {@code tryLock} returns {@code false}, as {@code RedisLockRegistry}'s does when another
+ * process holds the lock, and {@code lock()}/{@code lockInterruptibly()} throw {@link dev.warden.LeaseLostException}
+ * (where {@code RedisLockRegistry}'s would wait for the lock and take it again unnoticed). Either way the hold count
+ * stays as it was, so the caller's unlocks still balance, and the outermost {@code unlock()} throws
+ * {@link java.util.ConcurrentModificationException}. Unlike {@code RedisLockRegistry}, a reentrant acquire never takes
+ * an expired lock back, even when nobody else took it: what it protected was unguarded meanwhile. {@link #lease}
+ * is empty for a lost lease, and {@link #renewLock(Object)} throws. If Redis fails to answer, a reentrant acquire
+ * throws {@link dev.warden.LockException} with the hold count unchanged.
+ *
  * <p>Leases: by default, each is renewed by Warden's watchdog for as long as it is held, so a long task never loses
  * its lock to an expiry, and a dead process's lock ends with its lease ({@code LockConfig.defaultLease}). With
  * {@link #WardenLockRegistry(LockClient, String, Duration)}, leases are fixed, as {@code RedisLockRegistry}'s
- * {@code expireAfter}: {@link #renewLock(Object, Duration)} then moves their expiry in Redis. Waiting is
- * Warden's: queued in Redis, woken by the release, no polling (there is no {@code idleBetweenTries}).
+ * {@code expireAfter}: {@link #renewLock(Object, Duration)} then moves their expiry in Redis, and
+ * {@link #setRenewalTaskScheduler} has them renewed automatically. Waiting is Warden's: queued in Redis, woken by
+ * the release, no polling (there is no {@code idleBetweenTries}).
  *
- * <p>The client stays the caller's: the registry neither creates nor closes it.
+ * <p>The client stays the caller's: the registry neither creates nor closes it. {@link #destroy()} (which a Spring
+ * context calls) stops the scheduled renewals.
  */
 public final class WardenLockRegistry implements ExpirableLockRegistry<DistributedLock>,
-        RenewableLockRegistry<DistributedLock> {
+        RenewableLockRegistry<DistributedLock>, DisposableBean {
     private final LockClient client;
     private final String registryKey;
     private final Duration expireAfter;
     private final Map<String, WardenRegistryLock> locks = new ConcurrentHashMap<>();
+    private final Renewals renewals = new Renewals();
 
     /**
      * A registry whose leases the watchdog renews while they are held.
@@ -83,7 +100,8 @@ public final class WardenLockRegistry implements ExpirableLockRegistry<Distribut
     @Override
     public DistributedLock obtain(Object lockKey) {
         String key = key(lockKey);
-        return locks.computeIfAbsent(key, k -> new WardenRegistryLock(k, client.lock(name(k)), expireAfter));
+        return locks.computeIfAbsent(key, k -> new WardenRegistryLock(k, client.lock(name(k)), expireAfter,
+                renewals));
     }
 
     /**
@@ -98,7 +116,37 @@ public final class WardenLockRegistry implements ExpirableLockRegistry<Distribut
     }
 
     /**
-     * Checks that the calling thread holds the lock and its lease; with fixed leases, moves its expiry
+     * Renews the fixed leases this registry hands out on {@code scheduler}, as {@code RedisLockRegistry} does: from
+     * each outermost acquire of a fixed lease (the registry's {@code expireAfter}, or the TTL of {@code lock(ttl)}
+     * and {@code tryLock(wait, ttl)}) until its unlock, the lease is extended by its TTL in Redis every third of the
+     * TTL ({@link Lease#extend}), so it stays held while its holder works and still ends one TTL after the process
+     * dies. {@link #renewLock(Object, Duration)} moves the renewals to the new TTL. A renewal that finds the lease
+     * lost stops, and the lease is lost then ({@link Lease#onLost} callbacks run, {@link #lease} is empty, the
+     * {@code unlock()} throws); one that cannot reach Redis tries again a period later, until the lease's local
+     * deadline. Leases the watchdog renews (the registry's default without {@code expireAfter}) are renewed already:
+     * the scheduler is accepted and does nothing for them. Applies to acquires after this call; {@link #destroy()}
+     * cancels every renewal. If the scheduler refuses a renewal (it was shut down, say), the acquire throws what it
+     * threw and holds nothing: a fixed lease is never handed out unrenewed by surprise.
+     *
+     * @param scheduler where the renewals run
+     * @throws NullPointerException if {@code scheduler} is null
+     */
+    @Override
+    public void setRenewalTaskScheduler(TaskScheduler scheduler) {
+        renewals.scheduler(scheduler);
+    }
+
+    /**
+     * Cancels every scheduled renewal and schedules no more: held fixed leases then end when their TTL runs out.
+     * Locks keep working, without scheduled renewals. Idempotent; a Spring context calls it at shutdown.
+     */
+    @Override
+    public void destroy() {
+        renewals.close();
+    }
+
+    /**
+     * Checks that the calling thread holds the lock and its lease, asking Redis; with fixed leases, moves its expiry
      * {@code expireAfter} from now.
      *
      * @throws IllegalStateException if the calling thread does not hold the lock
@@ -128,7 +176,7 @@ public final class WardenLockRegistry implements ExpirableLockRegistry<Distribut
     /**
      * The lease of the calling thread's hold on a lock, for its fencing token.
      *
-     * @return the lease, or empty if the calling thread does not hold the lock
+     * @return the lease, or empty if the calling thread does not hold the lock, or holds it with a lease known lost
      * @throws IllegalArgumentException if {@code lockKey} is not a {@link String}
      */
     public Optional<Lease> lease(Object lockKey) {

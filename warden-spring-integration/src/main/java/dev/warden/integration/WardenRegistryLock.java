@@ -14,7 +14,10 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * One lock of a {@link WardenLockRegistry}: reentrant for the thread that holds it, as Spring Integration's
  * registries are. A local {@link ReentrantLock} says which thread of this process holds it and how often; the
- * outermost lock takes a Warden lease and the matching outermost unlock releases it.
+ * outermost lock takes a Warden lease and the matching outermost unlock releases it. A reentrant lock asks Redis
+ * whether the lease still holds the lock ({@link Lease#confirm()}) and fails if not, leaving the hold count as it
+ * was: {@code tryLock} says {@code false}, {@code lock} and {@code lockInterruptibly} throw
+ * {@link LeaseLostException}. A fixed lease is renewed on the registry's scheduler, if it has one, until the unlock.
  */
 final class WardenRegistryLock implements org.springframework.integration.support.locks.DistributedLock {
     private final String key;
@@ -25,13 +28,17 @@ final class WardenRegistryLock implements org.springframework.integration.suppor
     private final ReentrantLock local = new ReentrantLock();
     /** The lease while the lock is held. Written by the thread that holds {@link #local}. */
     private volatile Lease lease;
+    /** The scheduled renewal of a fixed lease, while held; null if none. Written by the holder, as {@link #lease}. */
+    private volatile Renewals.Renewal renewal;
+    private final Renewals renewals;
     /** When the lock was last obtained or released, by {@link System#nanoTime()}: for expiring unused locks. */
     private volatile long lastUsed = System.nanoTime();
 
-    WardenRegistryLock(String key, DistributedLock lock, Duration defaultTtl) {
+    WardenRegistryLock(String key, DistributedLock lock, Duration defaultTtl, Renewals renewals) {
         this.key = key;
         this.lock = lock;
         this.defaultTtl = defaultTtl;
+        this.renewals = renewals;
     }
 
     @Override
@@ -39,18 +46,25 @@ final class WardenRegistryLock implements org.springframework.integration.suppor
         lock(defaultTtl);
     }
 
-    /** Waits until it holds the lock, ignoring interrupts (restoring the flag after), with a lease of {@code ttl}. */
+    /**
+     * Waits until it holds the lock, ignoring interrupts (restoring the flag after), with a lease of {@code ttl}.
+     *
+     * @throws LeaseLostException if the calling thread holds it already and its lease was found lost: the hold count
+     *                            stays as it was, and the outer {@code unlock()} throws
+     *                            {@link ConcurrentModificationException}
+     */
     @Override
     public void lock(Duration ttl) {
         local.lock();
         if (local.getHoldCount() > 1) {
+            reenterOrThrow();
             return;
         }
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    lease = acquire(null, ttl).orElseThrow();
+                    hold(acquire(null, ttl).orElseThrow(), ttl);
                     return;
                 } catch (InterruptedException e) {
                     interrupted = true;
@@ -67,14 +81,16 @@ final class WardenRegistryLock implements org.springframework.integration.suppor
         }
     }
 
+    /** @throws LeaseLostException as {@link #lock(Duration)} */
     @Override
     public void lockInterruptibly() throws InterruptedException {
         local.lockInterruptibly();
         if (local.getHoldCount() > 1) {
+            reenterOrThrow();
             return;
         }
         try {
-            lease = acquire(null, defaultTtl).orElseThrow();
+            hold(acquire(null, defaultTtl).orElseThrow(), defaultTtl);
         } catch (InterruptedException | RuntimeException | Error e) {
             local.unlock();
             throw e;
@@ -83,16 +99,23 @@ final class WardenRegistryLock implements org.springframework.integration.suppor
         }
     }
 
+    /**
+     * @return whether the calling thread holds the lock now; {@code false} also when it held it already but its lease
+     *         was found lost (as {@code RedisLockRegistry} says when another process took the expired lock): the hold
+     *         count then stays as it was, and the outer {@code unlock()} throws
+     *         {@link ConcurrentModificationException}
+     * @throws LockException if Redis fails to answer (the hold count stays as it was)
+     */
     @Override
     public boolean tryLock() {
         if (!local.tryLock()) {
             return false;
         }
         if (local.getHoldCount() > 1) {
-            return true;
+            return reenter();
         }
         try {
-            return holdIf(defaultTtl == null ? lock.tryAcquire() : tryOnceFixed());
+            return holdIf(defaultTtl == null ? lock.tryAcquire() : tryOnceFixed(), defaultTtl);
         } catch (RuntimeException | Error e) {
             local.unlock();
             throw e;
@@ -104,7 +127,11 @@ final class WardenRegistryLock implements org.springframework.integration.suppor
         return tryLock(Duration.ofNanos(unit.toNanos(time)), defaultTtl);
     }
 
-    /** Waits up to {@code waitTime} (this process's other threads first, then Redis) with a lease of {@code ttl}. */
+    /**
+     * Waits up to {@code waitTime} (this process's other threads first, then Redis) with a lease of {@code ttl}.
+     *
+     * @return as {@link #tryLock()}: a reentrant call on a lease found lost returns {@code false} at once
+     */
     @Override
     public boolean tryLock(Duration waitTime, Duration ttl) throws InterruptedException {
         long deadline = System.nanoTime() + Math.max(0, waitTime.toNanos());
@@ -112,11 +139,11 @@ final class WardenRegistryLock implements org.springframework.integration.suppor
             return false;
         }
         if (local.getHoldCount() > 1) {
-            return true;
+            return reenter();
         }
         try {
             Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-            return holdIf(acquire(left, ttl));
+            return holdIf(acquire(left, ttl), ttl);
         } catch (InterruptedException | RuntimeException | Error e) {
             local.unlock();
             throw e;
@@ -143,6 +170,11 @@ final class WardenRegistryLock implements org.springframework.integration.suppor
         }
         Lease held = lease;
         lease = null;
+        Renewals.Renewal renewing = renewal;
+        renewal = null;
+        if (renewing != null) {
+            renewing.cancel(); // before the release; a run under way at most extends a key the release then deletes
+        }
         boolean released;
         try {
             released = held.release();
@@ -166,7 +198,8 @@ final class WardenRegistryLock implements org.springframework.integration.suppor
     }
 
     /**
-     * Sets the lease of the lock the calling thread holds to end {@code ttl} from now, in Redis.
+     * Sets the lease of the lock the calling thread holds to end {@code ttl} from now, in Redis; scheduled renewals,
+     * if any, then extend it by {@code ttl}. With a null {@code ttl}, asks Redis whether the lease still holds it.
      *
      * @throws IllegalStateException if the calling thread does not hold it, or its lease is renewed by the watchdog
      *                               (it never expires while held)
@@ -176,17 +209,30 @@ final class WardenRegistryLock implements org.springframework.integration.suppor
         if (!local.isHeldByCurrentThread()) {
             throw new IllegalStateException("lock '" + key + "' is not held by this thread");
         }
-        if (ttl != null && !lease.extend(ttl)) {
+        Lease held = lease;
+        if (ttl == null) {
+            if (!held.confirm()) {
+                throw new LeaseLostException("lease of lock '" + key + "' is lost");
+            }
+            return;
+        }
+        if (!held.extend(ttl)) {
             throw new LeaseLostException("lease of lock '" + key + "' was found lost when renewed");
         }
-        if (ttl == null && !lease.isHeld()) {
-            throw new LeaseLostException("lease of lock '" + key + "' is lost");
+        Renewals.Renewal renewing = renewal;
+        if (renewing != null && !renewing.ttl.equals(ttl)) {
+            renewing.cancel();
+            renewal = renewals.start(key, held, ttl);
         }
     }
 
-    /** The lease of the thread that holds the lock, for its fencing token; empty if this thread does not hold it. */
+    /**
+     * The lease of the thread that holds the lock, for its fencing token; empty if this thread does not hold it, or
+     * holds it with a lease known lost (its outer {@code unlock()} will throw).
+     */
     Optional<Lease> leaseOfCurrentThread() {
-        return local.isHeldByCurrentThread() ? Optional.ofNullable(lease) : Optional.empty();
+        Lease held = local.isHeldByCurrentThread() ? lease : null;
+        return held != null && held.isHeld() ? Optional.of(held) : Optional.empty();
     }
 
     boolean heldInThisProcess() {
@@ -197,14 +243,65 @@ final class WardenRegistryLock implements org.springframework.integration.suppor
         return lastUsed;
     }
 
-    private boolean holdIf(Optional<Lease> acquired) {
+    private boolean holdIf(Optional<Lease> acquired, Duration ttl) {
         touch();
         if (acquired.isEmpty()) {
             local.unlock();
             return false;
         }
-        lease = acquired.get();
+        hold(acquired.get(), ttl);
         return true;
+    }
+
+    /**
+     * Keeps the lease of an outermost acquire and, for a fixed one, starts its renewals if the registry has a
+     * scheduler. If they cannot start (the scheduler refused), releases the lease and throws; the caller then
+     * undoes the local hold.
+     */
+    private void hold(Lease acquired, Duration ttl) {
+        if (ttl != null) {
+            try {
+                renewal = renewals.start(key, acquired, ttl);
+            } catch (RuntimeException | Error e) {
+                try {
+                    acquired.close();
+                } catch (RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
+            }
+        }
+        lease = acquired;
+    }
+
+    /**
+     * A reentrant acquire, with the extra local hold taken: asks Redis whether the lease still holds the lock; if
+     * not, or if Redis fails, gives the extra hold back.
+     *
+     * @return whether the lease holds the lock
+     * @throws LockException if Redis fails to answer
+     */
+    private boolean reenter() {
+        boolean held;
+        try {
+            held = lease.confirm();
+        } catch (RuntimeException | Error e) {
+            local.unlock();
+            throw e;
+        } finally {
+            touch();
+        }
+        if (!held) {
+            local.unlock();
+        }
+        return held;
+    }
+
+    private void reenterOrThrow() {
+        if (!reenter()) {
+            throw new LeaseLostException("lease of lock '" + key + "' was lost: a reentrant lock cannot take it back;"
+                    + " the outer unlock() will throw");
+        }
     }
 
     /** @param wait null for as long as it takes */
