@@ -104,6 +104,37 @@ public interface DistributedLock {
     CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait);
 
     /**
+     * {@link #tryAcquire()} without blocking the calling thread: one try, with a renewed lease.
+     *
+     * @return a future completed with the lease or empty; exceptionally with a {@link LockException} if Redis
+     *         fails, or an {@link IllegalStateException} if the client is closed
+     */
+    CompletableFuture<Optional<Lease>> tryAcquireAsync();
+
+    /**
+     * {@link #tryAcquire(Duration, Duration)} without blocking a thread while waiting: a fixed lease that is not
+     * renewed.
+     *
+     * @param wait  how long to wait; zero means a single try
+     * @param lease how long the lock is held unless released earlier
+     * @return a future completed with the lease, or empty if the lock was not free within {@code wait};
+     *         exceptionally with a {@link LockException} if Redis fails, or an {@link IllegalStateException} if the
+     *         client is closed. Cancelling it stops waiting and releases a lock granted meanwhile.
+     * @throws IllegalArgumentException if {@code wait} is negative or {@code lease} is not positive
+     * @throws NullPointerException     if an argument is null
+     */
+    CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait, Duration lease);
+
+    /**
+     * {@link #acquire()} without blocking a thread while waiting: a renewed lease, waiting as long as it takes.
+     *
+     * @return a future completed with the lease; exceptionally with a {@link LockException} if Redis fails, or an
+     *         {@link IllegalStateException} if the client is closed. Cancelling it stops waiting and releases a lock
+     *         granted meanwhile.
+     */
+    CompletableFuture<Lease> acquireAsync();
+
+    /**
      * Asks Redis whether anyone holds the lock now.
      *
      * @return {@code true} if held

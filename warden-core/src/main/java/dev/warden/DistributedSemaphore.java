@@ -100,6 +100,56 @@ public interface DistributedSemaphore {
     CompletableFuture<Optional<Lease>> tryAcquireAsync(int permits, Duration wait);
 
     /**
+     * {@link #tryAcquire(int)} without blocking the calling thread: one try, with a renewed lease.
+     *
+     * @param permits how many, from 1 to {@link #permits()}
+     * @return completes with the lease or empty; exceptionally with a {@link LockException} if Redis fails
+     * @throws IllegalArgumentException if {@code permits} is out of range
+     */
+    CompletableFuture<Optional<Lease>> tryAcquireAsync(int permits);
+
+    /**
+     * {@link #tryAcquire(int, Duration, Duration)} without blocking a thread while waiting: a fixed lease that is
+     * not renewed.
+     *
+     * @param permits how many, from 1 to {@link #permits()}
+     * @param wait    how long to wait; zero means a single try
+     * @param lease   how long the permits are held unless released earlier
+     * @return completes with the lease, or empty if they were not free within {@code wait}; exceptionally with a
+     *         {@link LockException} if Redis fails. Cancelling it stops waiting.
+     * @throws IllegalArgumentException if {@code permits} is out of range, {@code wait} negative or {@code lease}
+     *                                  not positive
+     * @throws NullPointerException     if {@code wait} or {@code lease} is null
+     */
+    CompletableFuture<Optional<Lease>> tryAcquireAsync(int permits, Duration wait, Duration lease);
+
+    /**
+     * {@link #acquire(int)} without blocking a thread while waiting: as long as it takes, with a renewed lease.
+     *
+     * @param permits how many, from 1 to {@link #permits()}
+     * @return completes with the lease; exceptionally with a {@link LockException} if Redis fails. Cancelling it
+     *         stops waiting.
+     * @throws IllegalArgumentException if {@code permits} is out of range
+     */
+    CompletableFuture<Lease> acquireAsync(int permits);
+
+    /**
+     * Takes one permit with a renewed lease, waiting as long as it takes: {@code acquire(1)}.
+     *
+     * @return the lease
+     * @throws InterruptedException if the thread is interrupted while waiting
+     * @throws LockException        if Redis fails
+     */
+    Lease acquire() throws InterruptedException;
+
+    /**
+     * {@link #acquire()} without blocking a thread while waiting: {@code acquireAsync(1)}.
+     *
+     * @return completes with the lease; exceptionally with a {@link LockException} if Redis fails
+     */
+    CompletableFuture<Lease> acquireAsync();
+
+    /**
      * Asks Redis how many permits are free now.
      *
      * @return the permits no live lease holds

@@ -147,6 +147,19 @@ public interface LockClient extends AutoCloseable {
     }
 
     /**
+     * {@link #locks(String)} without blocking the calling thread: {@link #locksAsync(String, int)} with a limit of
+     * {@value #DEFAULT_LOCKS_LIMIT} locks.
+     *
+     * @param pattern a glob over lock names; {@code "*"} for all
+     * @return completes as {@link #locksAsync(String, int)} does
+     * @throws NullPointerException     if {@code pattern} is null
+     * @throws IllegalArgumentException if {@code pattern} is not a glob
+     */
+    default CompletableFuture<List<LockInfo>> locksAsync(String pattern) {
+        return locksAsync(pattern, DEFAULT_LOCKS_LIMIT);
+    }
+
+    /**
      * {@link #locks(String, int)} without blocking the calling thread.
      *
      * @param pattern a glob over lock names; {@code "*"} for all

@@ -263,6 +263,51 @@ class AsyncOperationsTest extends RedisTestSupport {
         assertThat(other.release()).isTrue();
     }
 
+    /** Issue #40 (2): the async twins of tryAcquire(), tryAcquire(wait, lease) and an unbounded acquire(). */
+    @Test
+    void everyAcquireHasAnAsyncForm() throws Exception {
+        String name = uniqueName();
+        DistributedLock lock = client().lock(name);
+        Lease fixed = lock.tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(20))
+                .get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
+        assertThat(fixed.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(20));
+        // A fixed lease is extended on request, never by the watchdog.
+        assertThat(fixed.extendAsync(Duration.ofSeconds(30)).get(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(lock.tryAcquireAsync().get(BOUND_SECONDS, TimeUnit.SECONDS)).isEmpty();
+        CompletableFuture<Lease> unbounded = lock.acquireAsync();
+        CompletableFuture<Optional<Lease>> fixedWaiting =
+                client().lock(name).tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS), Duration.ofSeconds(5));
+        assertThat(unbounded).isNotDone();
+        assertThat(fixed.release()).isTrue();
+        Lease next = unbounded.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        assertThat(next.isHeld()).isTrue();
+        assertThat(next.release()).isTrue();
+        Lease last = fixedWaiting.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
+        assertThat(last.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(5));
+        assertThat(last.release()).isTrue();
+    }
+
+    @Test
+    void everySemaphoreAcquireHasAnAsyncFormAndOnePermitNeedsNoCount() throws Exception {
+        DistributedSemaphore semaphore = client().semaphore(uniqueName(), 3);
+        Lease one = semaphore.acquire();
+        assertThat(semaphore.available()).isEqualTo(2);
+        Lease fixed = semaphore.tryAcquireAsync(1, Duration.ZERO, Duration.ofSeconds(20))
+                .get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
+        assertThat(fixed.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(20));
+        assertThat(semaphore.tryAcquireAsync(2).get(BOUND_SECONDS, TimeUnit.SECONDS)).isEmpty();
+        CompletableFuture<Lease> two = semaphore.acquireAsync(2);
+        assertThat(two).isNotDone();
+        one.release();
+        Lease both = two.get(BOUND_SECONDS, TimeUnit.SECONDS);
+        assertThat(semaphore.available()).isZero();
+        CompletableFuture<Lease> single = semaphore.acquireAsync();
+        fixed.release();
+        single.get(BOUND_SECONDS, TimeUnit.SECONDS).release();
+        both.release();
+        assertThat(semaphore.available()).isEqualTo(3);
+    }
+
     @Test
     void aStageThatThrowsOnAnAsyncResultDoesNotHangTheClient() throws Exception {
         DistributedLock lock = client().lock(uniqueName());

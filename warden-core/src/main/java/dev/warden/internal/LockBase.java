@@ -145,7 +145,7 @@ abstract class LockBase implements DistributedLock {
     @Override
     public CompletableFuture<Lease> acquireAsync(Duration wait) {
         long waitNanos = waitNanos(wait);
-        return async(waitNanos, (lease, out) -> {
+        return async(waitNanos, defaultLeaseMillis(), true, (lease, out) -> {
             if (lease.isEmpty()) {
                 out.completeExceptionally(new TimeoutException("lock '" + name() + "' not acquired within " + wait));
             } else if (!out.complete(lease.get())) {
@@ -155,9 +155,33 @@ abstract class LockBase implements DistributedLock {
     }
 
     @Override
+    public CompletableFuture<Lease> acquireAsync() {
+        return async(-1, defaultLeaseMillis(), true, (lease, out) -> {
+            if (!out.complete(lease.orElseThrow())) {
+                abandon(lease.get());
+            }
+        });
+    }
+
+    @Override
     public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait) {
+        return tryAsync(waitNanos(wait), defaultLeaseMillis(), true);
+    }
+
+    @Override
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync() {
+        return tryAsync(0, defaultLeaseMillis(), true);
+    }
+
+    @Override
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait, Duration lease) {
         long waitNanos = waitNanos(wait);
-        return async(waitNanos, (lease, out) -> {
+        long leaseMillis = Require.lease(lease, "lease").toMillis();
+        return tryAsync(waitNanos, leaseMillis, false);
+    }
+
+    private CompletableFuture<Optional<Lease>> tryAsync(long waitNanos, long leaseMillis, boolean renewing) {
+        return async(waitNanos, leaseMillis, renewing, (lease, out) -> {
             if (!out.complete(lease)) {
                 lease.ifPresent(this::abandon);
             }
@@ -172,12 +196,12 @@ abstract class LockBase implements DistributedLock {
      *
      * @param done completes {@code out} from the acquisition's result, and gives back a lease it cannot hand over
      */
-    private <T> CompletableFuture<T> async(long waitNanos,
+    private <T> CompletableFuture<T> async(long waitNanos, long leaseMillis, boolean renewing,
                                            BiConsumer<Optional<Lease>, CompletableFuture<T>> done) {
         CompletableFuture<T> out = new CompletableFuture<>();
         CompletableFuture<Optional<Lease>> acquisition;
         try {
-            acquisition = begin(waitNanos, defaultLeaseMillis(), true);
+            acquisition = begin(waitNanos, leaseMillis, renewing);
         } catch (RuntimeException e) {
             out.completeExceptionally(Errors.forCaller(e, describe("acquire")));
             return out;

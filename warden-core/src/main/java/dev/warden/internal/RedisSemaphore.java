@@ -74,6 +74,31 @@ final class RedisSemaphore implements DistributedSemaphore {
     }
 
     @Override
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync(int permits) {
+        return of(permits).tryAcquireAsync();
+    }
+
+    @Override
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync(int permits, Duration wait, Duration lease) {
+        return of(permits).tryAcquireAsync(wait, lease);
+    }
+
+    @Override
+    public CompletableFuture<Lease> acquireAsync(int permits) {
+        return of(permits).acquireAsync();
+    }
+
+    @Override
+    public Lease acquire() throws InterruptedException {
+        return acquire(1);
+    }
+
+    @Override
+    public CompletableFuture<Lease> acquireAsync() {
+        return acquireAsync(1);
+    }
+
+    @Override
     public int available() {
         return inspect().available();
     }

@@ -132,6 +132,21 @@ final class ObservedLock implements DistributedLock {
     }
 
     @Override
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync() {
+        return observeAsync(DistributedLock::tryAcquireAsync);
+    }
+
+    @Override
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync(Duration wait, Duration lease) {
+        return observeAsync(l -> l.tryAcquireAsync(wait, lease));
+    }
+
+    @Override
+    public CompletableFuture<Lease> acquireAsync() {
+        return observeAsync(DistributedLock::acquireAsync);
+    }
+
+    @Override
     public boolean isLocked() {
         return lock.isLocked();
     }
