@@ -79,12 +79,10 @@ public interface LockClient extends AutoCloseable {
     DistributedSemaphore semaphore(String name, int permits);
 
     /**
-     * Returns a lock over several locks, taken all or nothing: its lease is a {@link MultiLease} that holds every
-     * one of them, renewed together, lost as soon as any part is lost, and released together. The locks are taken
-     * one after another in the order of their names, and the parts already held are released when one cannot be
-     * taken in time, so multi-locks that overlap in any order never deadlock (neither with single locks of those
-     * names). Its {@code inspect()} reports it held if any part is held, with the longest lease left, the highest
-     * fencing token and the waiters of all parts; {@code forceRelease()} releases every part.
+     * Returns a lock over several locks, taken all or nothing ({@link DistributedMultiLock}): its acquires return a
+     * {@link MultiLease} that holds every one of them. The locks are taken one after another in the order of their
+     * names, and the parts already held are released when one cannot be taken in time, so multi-locks that overlap
+     * in any order never deadlock (neither with single locks of those names).
      *
      * @param names the locks' names, as for {@link #lock(String)}; duplicates count once
      * @return the multi-lock
@@ -92,7 +90,7 @@ public interface LockClient extends AutoCloseable {
      * @throws IllegalArgumentException if there is no name, or a name is blank or too long
      * @throws IllegalStateException    if the client is closed
      */
-    DistributedLock multiLock(Collection<String> names);
+    DistributedMultiLock multiLock(Collection<String> names);
 
     /** @return the configuration this client was created with */
     LockConfig config();

@@ -7,8 +7,10 @@ import java.util.concurrent.CompletableFuture;
  * The lease of a multi-lock ({@link LockClient#multiLock}): one lease for all of its locks, each held by a lease of
  * its own underneath. It is held while every part is; it is lost, once, as soon as any part is lost (then
  * {@link #release()} still releases the other parts, and returns false); release, extend and close act on every
- * part. Each lock keeps its own fencing token, so {@link #fencingToken()} has no single answer and throws; ask
- * {@link #fencingToken(String)} for the token of the lock that guards a resource.
+ * part. Each lock keeps its own fencing token, {@link #fencingToken(String)}: hand a resource guarded by one of
+ * the locks that lock's token. {@link #fencingToken()} is the highest of them, which rises with every holder of
+ * the multi-lock's own name (its names joined): for a resource guarded by the whole set, as a transfer between two
+ * accounts written as one unit.
  */
 public interface MultiLease extends Lease {
     /** @return the names of the locks held, in the order they were acquired (sorted) */
@@ -35,9 +37,14 @@ public interface MultiLease extends Lease {
     CompletableFuture<Long> fencingTokenAsync(String name);
 
     /**
-     * Throws: a multi-lock has one token per lock.
+     * The highest of the parts' fencing tokens. Every part's token exceeds every token issued before for that part,
+     * so this one exceeds the token of every earlier lease of the same multi-lock (the same names), across expiries
+     * and data loss, which is what {@link Lease#fencingToken()} promises for its {@link #lockName()}. It is not a
+     * token of any one part: for a resource guarded by one lock, use {@link #fencingToken(String)}.
      *
-     * @throws UnsupportedOperationException always; use {@link #fencingToken(String)}
+     * @return the highest of the parts' tokens
+     * @throws LeaseLostException if a token had to be issued and that part is no longer held
+     * @throws LockException      if a token had to be issued and Redis failed to answer
      */
     @Override
     long fencingToken();

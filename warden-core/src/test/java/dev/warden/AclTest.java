@@ -182,8 +182,8 @@ class AclTest extends RedisTestSupport {
 
         // Multi-lock: one part held elsewhere, so the other client waits for it.
         Lease part = a.lock("ledger").tryAcquire().orElseThrow();
-        DistributedLock multi = b.multiLock(List.of("ledger", "invoices"));
-        CompletableFuture<Optional<Lease>> all = multi.tryAcquireAsync(LONG_WAIT);
+        DistributedMultiLock multi = b.multiLock(List.of("ledger", "invoices"));
+        CompletableFuture<Optional<MultiLease>> all = multi.tryAcquireAsync(LONG_WAIT);
         assertThat(eventually(PROMPTLY, () -> a.lock("ledger").inspect().waiters() == 1)).isTrue();
         assertThat(part.release()).isTrue();
         Lease together = all.get(10, TimeUnit.SECONDS).orElseThrow();

@@ -249,7 +249,7 @@ class AsyncOperationsTest extends RedisTestSupport {
         DistributedLock lock = client.lock(uniqueName());
         DistributedReadWriteLock rw = client.readWriteLock(uniqueName());
         DistributedSemaphore semaphore = client.semaphore(uniqueName(), 2);
-        DistributedLock multi = client.multiLock(List.of(uniqueName(), uniqueName()));
+        DistributedMultiLock multi = client.multiLock(List.of(uniqueName(), uniqueName()));
         client.close();
         assertThat(failure(lock.acquireAsync(Duration.ofSeconds(1)))).isInstanceOf(IllegalStateException.class);
         assertThat(failure(lock.tryAcquireAsync(Duration.ofSeconds(1)))).isInstanceOf(IllegalStateException.class);

@@ -23,8 +23,8 @@ class MultiLockTest extends RedisTestSupport {
     void takesEveryLockAndReleasesThemTogether() throws Exception {
         String a = uniqueName();
         String b = uniqueName();
-        DistributedLock multi = client().multiLock(List.of(b, a, a));
-        MultiLease lease = (MultiLease) multi.tryAcquire().orElseThrow();
+        DistributedMultiLock multi = client().multiLock(List.of(b, a, a));
+        MultiLease lease = multi.tryAcquire().orElseThrow();
         assertThat(lease.names()).containsExactly(a, b);
         assertThat(client().lock(a).tryAcquire()).isEmpty();
         assertThat(client().lock(b).tryAcquire()).isEmpty();
@@ -32,7 +32,9 @@ class MultiLockTest extends RedisTestSupport {
         assertThat(lease.fencingToken(a)).isPositive();
         assertThat(lease.fencingToken(b)).isPositive();
         assertThat(lease.fencingTokenAsync(b).get(BOUND_SECONDS, TimeUnit.SECONDS)).isEqualTo(lease.fencingToken(b));
-        assertThatThrownBy(lease::fencingToken).isInstanceOf(UnsupportedOperationException.class);
+        // Issue #40 (1): the multi-lease keeps Lease's promise: the highest of the parts' tokens.
+        assertThat(lease.fencingToken()).isEqualTo(Math.max(lease.fencingToken(a), lease.fencingToken(b)));
+        assertThat(lease.fencingTokenAsync().get(BOUND_SECONDS, TimeUnit.SECONDS)).isEqualTo(lease.fencingToken());
         assertThatThrownBy(() -> lease.fencingToken("other")).isInstanceOf(IllegalArgumentException.class);
         assertThat(lease.release()).isTrue();
         assertThat(lease.isHeld()).isFalse();
@@ -40,17 +42,34 @@ class MultiLockTest extends RedisTestSupport {
         assertThat(client().lock(b).tryAcquire()).isPresent();
     }
 
+    /** The multi-lease's own token rises with every holder of the same names, whichever part moved most. */
+    @Test
+    void theMultiLeaseTokenRisesWithEveryHolderOfTheSameNames() throws Exception {
+        String a = uniqueName();
+        String b = uniqueName();
+        DistributedMultiLock multi = client().multiLock(List.of(a, b));
+        long previous = 0;
+        for (int round = 0; round < 5; round++) {
+            // Single holders of one part in between move that part's counter alone.
+            client().lock(round % 2 == 0 ? a : b).tryAcquire().orElseThrow().release();
+            try (MultiLease lease = multi.acquire()) {
+                assertThat(lease.fencingToken()).isGreaterThan(previous);
+                previous = lease.fencingToken();
+            }
+        }
+    }
+
     @Test
     void takesNothingWhenOneLockIsHeldElsewhere() throws Exception {
         String a = uniqueName();
         String b = uniqueName();
         Lease other = client().lock(b).tryAcquire().orElseThrow();
-        DistributedLock multi = client().multiLock(List.of(a, b));
+        DistributedMultiLock multi = client().multiLock(List.of(a, b));
         assertThat(multi.tryAcquire()).isEmpty();
         assertThat(multi.tryAcquire(Duration.ofMillis(300))).isEmpty();
         // The part taken first was given back.
         assertThat(eventually(Duration.ofSeconds(5), () -> !client().lock(a).isLocked())).isTrue();
-        CompletableFuture<Optional<Lease>> waiting = multi.tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
+        CompletableFuture<Optional<MultiLease>> waiting = multi.tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
         Thread.sleep(200);
         assertThat(waiting).isNotDone();
         other.release();
@@ -70,7 +89,7 @@ class MultiLockTest extends RedisTestSupport {
         String second = "acct:2-" + uniqueName();
         String third = "acct:3-" + uniqueName();
         Lease other = client().lock(second).tryAcquire().orElseThrow();
-        DistributedLock multi = client().multiLock(List.of(first, second, third));
+        DistributedMultiLock multi = client().multiLock(List.of(first, second, third));
         DistributedLock observer = client().lock(first);
         for (int round = 0; round < 30; round++) {
             assertThat(multi.tryAcquire(Duration.ofMillis(20))).isEmpty();
@@ -93,7 +112,7 @@ class MultiLockTest extends RedisTestSupport {
         try {
             List<Future<?>> futures = new java.util.ArrayList<>();
             for (List<String> order : orders) {
-                DistributedLock multi = client().multiLock(order);
+                DistributedMultiLock multi = client().multiLock(order);
                 futures.add(pool.submit(() -> {
                     for (int i = 0; i < 15; i++) {
                         try (Lease lease = multi.tryAcquire(Duration.ofSeconds(BOUND_SECONDS)).orElseThrow()) {
@@ -146,7 +165,7 @@ class MultiLockTest extends RedisTestSupport {
         String a = "a-" + uniqueName();
         String b = "b-" + uniqueName();
         Lease other = client().lock(b).tryAcquire().orElseThrow();
-        CompletableFuture<Lease> waiting = client().multiLock(List.of(a, b)).acquireAsync(Duration.ofSeconds(30));
+        CompletableFuture<MultiLease> waiting = client().multiLock(List.of(a, b)).acquireAsync(Duration.ofSeconds(30));
         assertThat(eventually(Duration.ofSeconds(5), () -> client().lock(a).isLocked())).isTrue();
         waiting.cancel(false);
         assertThat(eventually(Duration.ofSeconds(5), () -> !client().lock(a).isLocked())).isTrue();
@@ -160,9 +179,9 @@ class MultiLockTest extends RedisTestSupport {
     @Test
     void freeLocksOnOneServerAreTakenInOneScript() throws Exception {
         List<String> names = List.of(uniqueName(), uniqueName(), uniqueName(), uniqueName());
-        DistributedLock multi = recorded(client()).multiLock(names);
+        DistributedMultiLock multi = recorded(client()).multiLock(names);
         server.call("CONFIG", "RESETSTAT");
-        MultiLease lease = (MultiLease) multi.tryAcquire().orElseThrow();
+        MultiLease lease = multi.tryAcquire().orElseThrow();
         assertThat(scriptCalls()).isEqualTo(1);
         for (String name : names) {
             assertThat(client().lock(name).tryAcquire()).isEmpty();
@@ -175,7 +194,7 @@ class MultiLockTest extends RedisTestSupport {
                 .tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
         assertThat(eventually(Duration.ofSeconds(5),
                 () -> (Long) server.call("ZCARD", "test:{" + names.get(3) + "}:q") == 1)).isTrue();
-        CompletableFuture<Optional<Lease>> queued = multi.tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
+        CompletableFuture<Optional<MultiLease>> queued = multi.tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
         holder.release();
         Lease first = waiter.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
         Thread.sleep(200);

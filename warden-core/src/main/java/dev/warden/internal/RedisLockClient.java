@@ -1,6 +1,7 @@
 package dev.warden.internal;
 
 import dev.warden.DistributedLock;
+import dev.warden.DistributedMultiLock;
 import dev.warden.DistributedReadWriteLock;
 import dev.warden.DistributedSemaphore;
 import dev.warden.Identity;
@@ -130,8 +131,8 @@ final class RedisLockClient extends LockClientBase {
     }
 
     @Override
-    public DistributedLock multiLock(Collection<String> names) {
-        return MultiLock.of(this, names);
+    public DistributedMultiLock multiLock(Collection<String> names) {
+        return new TypedMultiLock(MultiLock.of(this, names));
     }
 
     @Override

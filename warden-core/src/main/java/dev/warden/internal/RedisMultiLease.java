@@ -81,15 +81,24 @@ final class RedisMultiLease implements MultiLease {
         return parts.get(index).fencingTokenAsync();
     }
 
+    /** The highest of the parts' tokens: rises with every holder of the same names. */
     @Override
     public long fencingToken() {
-        throw new UnsupportedOperationException("a multi-lock has a fencing token per lock: use fencingToken(name)");
+        long highest = 0;
+        for (Lease part : parts) {
+            highest = Math.max(highest, part.fencingToken());
+        }
+        return highest;
     }
 
     @Override
     public CompletableFuture<Long> fencingTokenAsync() {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException(
-                "a multi-lock has a fencing token per lock: use fencingToken(name)"));
+        List<CompletableFuture<Long>> each = new ArrayList<>(parts.size());
+        for (Lease part : parts) {
+            each.add(part.fencingTokenAsync());
+        }
+        return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new))
+                .thenApply(ignored -> each.stream().mapToLong(CompletableFuture::join).max().orElse(0));
     }
 
     @Override

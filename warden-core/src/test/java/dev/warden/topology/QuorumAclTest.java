@@ -114,7 +114,7 @@ class QuorumAclTest {
 
         // A multi-lock, one part held by the other client, so that it waits; the listing while it holds both.
         Lease part = a.lock("ledger").tryAcquire().orElseThrow();
-        CompletableFuture<Optional<Lease>> all = b.multiLock(List.of("ledger", "invoices")).tryAcquireAsync(LONG_WAIT);
+        CompletableFuture<Optional<MultiLease>> all = b.multiLock(List.of("ledger", "invoices")).tryAcquireAsync(LONG_WAIT);
         awaitWaiters(a.lock("ledger"), 1);
         assertThat(part.release()).isTrue();
         Lease together = all.get(10, TimeUnit.SECONDS).orElseThrow();

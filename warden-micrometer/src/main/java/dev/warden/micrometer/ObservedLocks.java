@@ -1,6 +1,7 @@
 package dev.warden.micrometer;
 
 import dev.warden.DistributedLock;
+import dev.warden.DistributedMultiLock;
 import dev.warden.DistributedReadWriteLock;
 import dev.warden.DistributedSemaphore;
 import dev.warden.LockClient;
@@ -107,8 +108,8 @@ public final class ObservedLocks {
 
             /** Observed as one lock, named by its locks' names joined with commas. */
             @Override
-            public DistributedLock multiLock(Collection<String> names) {
-                return new ObservedLock(client.multiLock(names), registry, lockTag);
+            public DistributedMultiLock multiLock(Collection<String> names) {
+                return new ObservedMultiLock(client.multiLock(names), registry, lockTag);
             }
 
             @Override
