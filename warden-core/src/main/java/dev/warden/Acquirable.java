@@ -167,8 +167,9 @@ public interface Acquirable<L extends Lease> {
      * Releases the lock whoever holds it, for administration: the holder is not told at once, but its lease is
      * lost at its next renewal or release. The fencing counter is kept, and waiters are woken.
      *
-     * @return the fencing token of the holder that was removed (0 if it had not asked for one), or empty if the
-     *         lock was free
+     * @return the fencing token of the holder that was removed (issued now if it had never asked for one: every
+     *         later holder's is higher), or empty if the lock was free. For a read-write lock's read half, the
+     *         highest token of the readers removed, which is the last writer's, 0 if no writer's is known
      * @throws LockException if Redis fails
      */
     OptionalLong forceRelease();

@@ -243,15 +243,22 @@ class AcquireReleaseTest extends RedisTestSupport {
         next.release();
     }
 
+    /**
+     * Issue #40 (5): the forced release of a holder that never asked for a token answered {@code OptionalLong[0]},
+     * a sentinel. It answers the token that holder would have had, issued then, and every later holder's is higher.
+     */
     @Test
-    void forceReleaseOfAHolderWithoutAFenceLeavesNoKeyAndItsLeaseCannotGetOne() {
+    void forceReleaseOfAHolderWithoutAFenceIssuesItsTokenAndItsLeaseCannotGetOne() {
         String name = uniqueName();
         Lease lease = client().lock(name).tryAcquire().orElseThrow();
-        assertThat(client().lock(name).forceRelease()).hasValue(0);
-        assertThat(server.call("EXISTS", "test:{" + name + "}")).isEqualTo(0L);
+        long removed = client().lock(name).forceRelease().orElseThrow();
+        assertThat(removed).isPositive();
+        // The fencing counter stays, as after any release of a fenced lock.
+        assertThat(server.call("GET", "test:{" + name + "}")).isEqualTo(Long.toString(removed));
         // Still held as far as its client knows; the next holder has its token before the old one asks.
         Lease next = client().lock(name).tryAcquire().orElseThrow();
         long fence = next.fencingToken();
+        assertThat(fence).isGreaterThan(removed);
         assertThatThrownBy(lease::fencingToken).isInstanceOf(LeaseLostException.class);
         assertThat(lease.isHeld()).isFalse();
         assertThat(lease.release()).isFalse();

@@ -34,9 +34,7 @@ final class ReleaseCommand implements Callable<Integer> {
         try (LockClient client = LockClient.create(common.config().build())) {
             OptionalLong removed = client.lock(name).forceRelease();
             var out = spec.commandLine().getOut();
-            if (removed.isPresent() && removed.getAsLong() == 0) {
-                out.println("released lock '" + name + "': removed a holder that had no fencing token yet");
-            } else if (removed.isPresent()) {
+            if (removed.isPresent()) {
                 out.println("released lock '" + name + "': removed the holder with fencing token "
                         + removed.getAsLong());
             } else {

@@ -570,10 +570,10 @@ final class Replies {
      */
     static OptionalLong forceReleased(Long reply) {
         long value = integer("force-release", reply);
-        if (value < -1) {
+        if (value < 0) {
             throw unexpected("force-release", reply);
         }
-        return value == 0 ? OptionalLong.empty() : OptionalLong.of(Math.max(value, 0));
+        return value == 0 ? OptionalLong.empty() : OptionalLong.of(value);
     }
 
     /**

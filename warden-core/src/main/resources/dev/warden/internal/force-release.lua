@@ -4,12 +4,16 @@
 -- PUBLISH or SPUBLISH.
 -- Queued waiters listen on their client's own channel ("<channel>:<client id>"): each client with a registration
 -- is woken there.
--- Returns the removed holder's fence, -1 if it had none (the key goes), or 0 if the lock was free.
+-- Returns the removed holder's fence (issued now if it had none, as fence.lua would have: the fencing counter then
+-- stays for the retention), or 0 if the lock was free.
 local fence, owner = parse(redis.call('GET', KEYS[1]))
 if fence == false then
   return not_a_lock(KEYS[1])
 end
 if not owner then return 0 end
+if fence == '' then
+  fence = fence_text(next_fence(0))
+end
 free(KEYS[1], fence, ARGV[1])
 if KEYS[3] then
   local woken = {}
@@ -23,4 +27,4 @@ if KEYS[3] then
 elseif redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call(ARGV[4], ARGV[2], ARGV[3])
 end
-return tonumber(fence) or -1
+return tonumber(fence)
