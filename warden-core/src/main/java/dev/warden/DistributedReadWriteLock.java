@@ -1,5 +1,6 @@
 package dev.warden;
 
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -51,4 +52,25 @@ public interface DistributedReadWriteLock {
      * @return completes with its state on a thread of the client, or exceptionally with a {@link LockException}
      */
     CompletableFuture<ReadWriteLockInfo> inspectAsync();
+
+    /**
+     * Removes every holder, readers and the writer alike, whoever they are, for administration: their leases are
+     * lost at their next renewal, release or {@link Lease#confirm()}. The fencing counter is kept, and waiters are
+     * granted what the removed holders held. Each half alone: {@code readLock().forceRelease()},
+     * {@code writeLock().forceRelease()}.
+     *
+     * @return the highest fencing token of the holders removed (a reader's is the last writer's, 0 if none is
+     *         known), or empty if nobody held it
+     * @throws LockException         if Redis fails
+     * @throws IllegalStateException if the client is closed
+     */
+    OptionalLong forceRelease();
+
+    /**
+     * {@link #forceRelease()} without blocking the calling thread.
+     *
+     * @return completes as {@link #forceRelease()} returns, on a thread of the client, or exceptionally with what
+     *         it throws
+     */
+    CompletableFuture<OptionalLong> forceReleaseAsync();
 }

@@ -234,6 +234,22 @@ class ReadWriteLockTest extends RedisTestSupport {
         read.release();
     }
 
+    /** Issue #40 (3): the read-write lock as a whole can be administered, not only each half. */
+    @Test
+    void forceReleaseRemovesReadersAndTheWriterAlike() throws Exception {
+        DistributedReadWriteLock lock = client().readWriteLock(uniqueName());
+        Lease r1 = lock.readLock().acquire();
+        Lease r2 = client().readWriteLock(lock.name()).readLock().acquire();
+        assertThat(lock.forceRelease()).hasValue(0);
+        assertThat(r1.confirm()).isFalse();
+        assertThat(r2.confirm()).isFalse();
+        assertThat(lock.inspect().readers()).isZero();
+        Lease write = lock.writeLock().acquire();
+        assertThat(lock.forceReleaseAsync().get(BOUND_SECONDS, TimeUnit.SECONDS)).hasValue(write.fencingToken());
+        assertThat(write.release()).isFalse();
+        assertThat(lock.forceRelease()).isEmpty();
+    }
+
     @Test
     void eachReaderIsRenewedAndToldOfItsOwnLoss() throws Exception {
         String name = uniqueName();

@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 
 import dev.warden.DistributedLock;
@@ -31,6 +32,18 @@ final class RedisReadWriteLock implements DistributedReadWriteLock {
     @Override
     public DistributedLock writeLock() {
         return write;
+    }
+
+    @Override
+    public OptionalLong forceRelease() {
+        return share.client().await(share.forceReleaseRequest(ShareScripts.Holders.ALL),
+                share.describe("forced release"));
+    }
+
+    @Override
+    public CompletableFuture<OptionalLong> forceReleaseAsync() {
+        return Futures.publish(() -> share.forceReleaseRequest(ShareScripts.Holders.ALL),
+                share.client().callbackExecutor(), share.describe("forced release"));
     }
 
     @Override
