@@ -550,7 +550,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         LockReplicationException failure = new LockReplicationException(lock.describe("acquire") + ": granted but "
                 + "acknowledged by " + acks + " of " + required + " replicas within "
                 + lock.replicas().timeoutMillis() + " ms; released again", (int) acks, required);
-        client.inFlight().send(InFlight.Kind.CLEANUP, () -> lock.release(token), (reply, e) -> {
+        client.inFlight().sendCleanup(lock.name(), () -> lock.release(token), (reply, e) -> {
             if (e != null) {
                 failure.addSuppressed(Errors.translate(e, lock.describe("release after too few acknowledgements")));
             }
@@ -805,7 +805,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
      * only, since the lock (or registration) then expires on its own.
      */
     private void releaseInBackground(String purpose) {
-        client.inFlight().send(InFlight.Kind.CLEANUP, () -> lock.release(token), (reply, e) -> {
+        client.inFlight().sendCleanup(lock.name(), () -> lock.release(token), (reply, e) -> {
             if (e != null) {
                 LOG.debug("{} of '{}' failed: {}", purpose, lock.name(), e.toString());
             }

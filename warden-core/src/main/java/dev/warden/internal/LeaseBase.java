@@ -396,7 +396,7 @@ abstract class LeaseBase implements Lease {
             }
             stop.run();
             CompletableFuture<Boolean> done = new CompletableFuture<>();
-            inFlight.send(InFlight.Kind.CLEANUP, release, (reply, error) -> {
+            inFlight.sendCleanup(lockName(), release, (reply, error) -> {
                 released();
                 if (error != null) {
                     abandonFailed(error);

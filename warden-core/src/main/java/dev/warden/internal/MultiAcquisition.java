@@ -81,7 +81,7 @@ final class MultiAcquisition {
                         for (int i = 0; i < locks.size(); i++) {
                             RedisLock part = locks.get(i);
                             String token = tokens.get(i);
-                            client.inFlight().send(InFlight.Kind.CLEANUP, () -> part.release(token), (r, e) -> {
+                            client.inFlight().sendCleanup(part.name(), () -> part.release(token), (r, e) -> {
                                 if (e != null) {
                                     LOG.debug("clean-up of '{}' failed; it expires: {}", part.name(), e.toString());
                                 }

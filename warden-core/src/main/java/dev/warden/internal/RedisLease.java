@@ -232,6 +232,15 @@ final class RedisLease extends LeaseBase {
     /** The release that {@link #beginRelease()} started: through Redis, or a local handover. */
     private CompletableFuture<Boolean> releaseHeld() {
         RedisLockClient client = lock.client();
+        // A release whose outcome is unknown (it timed out, maybe unwritten) is sent again by the client's close.
+        return releaseHeldOnce(client).whenComplete((held, error) -> {
+            if (error != null && InFlight.uncertain(error)) {
+                client.inFlight().unsettled(lock.name(), () -> lock.release(token));
+            }
+        });
+    }
+
+    private CompletableFuture<Boolean> releaseHeldOnce(RedisLockClient client) {
         client.watchdog().unregister(this);
         if (lock.fair()) {
             return releaseFair(client);

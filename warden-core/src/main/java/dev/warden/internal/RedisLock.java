@@ -92,7 +92,7 @@ final class RedisLock extends LockBase {
                 if (!client.notifier().assigned(granted, here.fence(), here.arm(), here.upcoming())) {
                     // Granted to a token of this client that no longer waits (it gave up, or took the lock over
                     // locally and its registration outlived a failed removal): pass the lock on.
-                    client.inFlight().send(InFlight.Kind.CLEANUP, () -> releaseQueued(granted, List.of()),
+                    client.inFlight().sendCleanup(name, () -> releaseQueued(granted, List.of()),
                             (ignored, e) -> {
                                 if (e != null) {
                                     LOG.debug("passing on a grant of '{}' to a gone waiter failed: {}", name,

@@ -372,7 +372,7 @@ final class ShareAcquisition implements Notifier.Waiter {
             client.notifier().leave(channel, this, false);
         }
         if (cleanUp) {
-            client.inFlight().send(InFlight.Kind.CLEANUP, () -> share.release(token), (reply, e) -> {
+            client.inFlight().sendCleanup(share.name(), () -> share.release(token), (reply, e) -> {
                 if (e != null) {
                     LOG.debug("leaving the queue of '{}' failed: {}", share.name(), e.toString());
                 }

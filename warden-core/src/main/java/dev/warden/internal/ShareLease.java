@@ -142,7 +142,13 @@ final class ShareLease extends LeaseBase {
             forget();
             CompletableFuture<Boolean> handed = handOverLocally();
             return handed != null ? handed
-                    : finishRelease(() -> share.release(token), "it was found ended or forced out on release");
+                    : finishRelease(() -> share.release(token), "it was found ended or forced out on release")
+                            .whenComplete((held, error) -> {
+                                // Unknown whether it ran (it timed out, maybe unwritten): the close sends it again.
+                                if (error != null && InFlight.uncertain(error)) {
+                                    share.client().inFlight().unsettled(share.name(), () -> share.release(token));
+                                }
+                            });
         });
     }
 
