@@ -151,12 +151,13 @@ class CloseLifecycleTest extends RedisTestSupport {
         } else {
             List<String> names = new ArrayList<>(MULTI);
             Collections.shuffle(names, random);
-            DistributedLock lock = kind == 4 ? client.multiLock(names.subList(0, 2)) : client.lock(names.get(0));
+            Acquirable<? extends Lease> lock = kind == 4 ? client.multiLock(names.subList(0, 2))
+                    : client.lock(names.get(0));
             if (async == 0) {
                 futures.add(new Pending("tryAcquireAsync " + names, lock.tryAcquireAsync(wait(random)), true));
                 return;
             }
-            lease = lock.tryAcquire(wait(random), LEASE);
+            lease = lock.tryAcquire(wait(random), LEASE).map(Lease.class::cast);
         }
         release(lease, random, futures);
     }
