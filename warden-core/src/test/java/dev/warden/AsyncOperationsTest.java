@@ -275,6 +275,8 @@ class AsyncOperationsTest extends RedisTestSupport {
         assertThat(fixed.extendAsync(Duration.ofSeconds(30)).get(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
         assertThat(lock.tryAcquireAsync().get(BOUND_SECONDS, TimeUnit.SECONDS)).isEmpty();
         CompletableFuture<Lease> unbounded = lock.acquireAsync();
+        // Queued first, so that the release goes to it and the fixed waiter comes next.
+        assertThat(eventually(Duration.ofSeconds(BOUND_SECONDS), () -> lock.inspect().waiters() == 1)).isTrue();
         CompletableFuture<Optional<Lease>> fixedWaiting =
                 client().lock(name).tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS), Duration.ofSeconds(5));
         assertThat(unbounded).isNotDone();

@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.IllegalLockStateException;
 import dev.warden.LockConnectionException;
 import dev.warden.LockException;
 import dev.warden.LockTimeoutException;
@@ -55,7 +56,7 @@ final class Errors {
 
     /**
      * Translates the failure of an operation for its caller: as {@link #translate}, except that the
-     * {@link CallerStateException} of an operation the client's or the lease's state refused reaches the caller as
+     * {@link IllegalLockStateException} of an operation the client's or the lease's state refused reaches the caller as
      * the {@code IllegalStateException} it is.
      *
      * @param error the failure, possibly wrapped by a future
@@ -64,7 +65,7 @@ final class Errors {
      */
     static RuntimeException forCaller(Throwable error, String what) {
         Throwable e = unwrap(error);
-        return e instanceof CallerStateException refused ? refused : translate(e, what);
+        return e instanceof IllegalLockStateException refused ? refused : translate(e, what);
     }
 
     /**

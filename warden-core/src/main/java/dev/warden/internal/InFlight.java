@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.IllegalLockStateException;
 import dev.warden.LockConnectionException;
 import dev.warden.LockException;
 import dev.warden.LockTimeoutException;
@@ -170,12 +171,12 @@ final class InFlight {
     /**
      * Refuses new work once the client is closing, before a caller starts what will send it.
      *
-     * @throws CallerStateException if the client is closing
+     * @throws IllegalLockStateException if the client is closing
      */
     void requireOpen() {
         synchronized (lock) {
             if (closing) {
-                throw new CallerStateException("client is closed");
+                throw new IllegalLockStateException("client is closed");
             }
         }
     }
@@ -199,7 +200,7 @@ final class InFlight {
     <T> void send(Kind kind, Supplier<CompletableFuture<T>> request, BiConsumer<T, Throwable> then,
                   Consumer<Throwable> failed) {
         if (!enter(kind)) {
-            failed.accept(new CallerStateException("client is closed"));
+            failed.accept(new IllegalLockStateException("client is closed"));
             return;
         }
         CompletableFuture<T> reply;
@@ -318,11 +319,11 @@ final class InFlight {
      * Runs {@code action} counted as one request in flight: a blocking call on a caller's thread, which sends and
      * waits for its answer.
      *
-     * @throws IllegalStateException for new work once the client is closing ({@link CallerStateException})
+     * @throws IllegalStateException for new work once the client is closing ({@link IllegalLockStateException})
      */
     <T> T call(Kind kind, Supplier<T> action) {
         if (!enter(kind)) {
-            throw new CallerStateException("client is closed");
+            throw new IllegalLockStateException("client is closed");
         }
         try {
             return action.get();

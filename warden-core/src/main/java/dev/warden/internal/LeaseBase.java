@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.IllegalLockStateException;
 import dev.warden.Lease;
 import dev.warden.LeaseLostException;
 import dev.warden.LockException;
@@ -216,7 +217,7 @@ abstract class LeaseBase implements Lease {
     RuntimeException ended(String operation) {
         String message = operation + " of lock '" + lockName() + "' asked after the lease was ";
         return state == LOST ? new LeaseLostException(message + "lost")
-                : new CallerStateException(message + "released");
+                : new IllegalLockStateException(message + "released");
     }
 
     @Override
@@ -279,7 +280,7 @@ abstract class LeaseBase implements Lease {
      */
     private CompletableFuture<Boolean> extendRequest(long millis) {
         if (renewing) {
-            throw new CallerStateException("extend of lock '" + lockName()
+            throw new IllegalLockStateException("extend of lock '" + lockName()
                     + "': the watchdog renews this lease; extend applies to leases acquired with a duration");
         }
         if (!active()) {

@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.IllegalLockStateException;
 import dev.warden.LockClient;
 import dev.warden.LockInfo;
 import dev.warden.ReadWriteLockInfo;
@@ -44,7 +45,7 @@ abstract class LockClientBase implements LockClient {
         return LockListing.listAsync(pattern, limit, starter(LockListing.SEMAPHORES), callbackExecutor());
     }
 
-    /** Starts listings of a kind, unless the client is closed ({@link CallerStateException}). */
+    /** Starts listings of a kind, unless the client is closed ({@link IllegalLockStateException}). */
     private <T> BiFunction<NamePattern, Integer, LockListing<T>> starter(LockListing.Kind<T> kind) {
         return (glob, limit) -> {
             inFlight().requireOpen();

@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.IllegalLockStateException;
 import dev.warden.LockConnectionException;
 import dev.warden.LockException;
 import dev.warden.LockInfo;
@@ -140,7 +141,7 @@ final class LockListing<T> {
      * {@link dev.warden.LockClient#locks(String, int)}: checks the arguments, starts the listing and waits for it
      * as {@link #await} does.
      *
-     * @param start    starts the client's listing, refusing with {@link CallerStateException} once it is closed
+     * @param start    starts the client's listing, refusing with {@link IllegalLockStateException} once it is closed
      * @throws NullPointerException     if {@code pattern} is null
      * @throws IllegalArgumentException if {@code pattern} is not a glob, or {@code limit} is not positive
      */

@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.IllegalLockStateException;
 import dev.warden.DistributedLock;
 import dev.warden.DistributedMultiLock;
 import dev.warden.DistributedReadWriteLock;
@@ -241,7 +242,7 @@ final class QuorumLockClient extends LockClientBase {
     void track(QuorumAcquisition acquisition) {
         pending.add(acquisition);
         if (closed) {
-            acquisition.result.completeExceptionally(new CallerStateException("client is closed"));
+            acquisition.result.completeExceptionally(new IllegalLockStateException("client is closed"));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.IllegalLockStateException;
 import dev.warden.DistributedLock;
 import dev.warden.DistributedMultiLock;
 import dev.warden.DistributedReadWriteLock;
@@ -335,7 +336,7 @@ final class RedisLockClient extends LockClientBase {
     void track(Acquisition acquisition) {
         pending.add(acquisition);
         if (closed) {
-            acquisition.result.completeExceptionally(new CallerStateException("client is closed"));
+            acquisition.result.completeExceptionally(new IllegalLockStateException("client is closed"));
         }
     }
 
@@ -346,7 +347,7 @@ final class RedisLockClient extends LockClientBase {
     void track(ShareAcquisition acquisition) {
         pendingShares.add(acquisition);
         if (closed) {
-            acquisition.result.completeExceptionally(new CallerStateException("client is closed"));
+            acquisition.result.completeExceptionally(new IllegalLockStateException("client is closed"));
         }
     }
 

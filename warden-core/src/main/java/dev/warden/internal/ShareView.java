@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.IllegalLockStateException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -57,7 +58,7 @@ final class ShareView extends LockBase {
         String companion = "";
         ThreadShares shares = share.client().threadShares();
         if (role == Role.WRITE && shares.held(share.keys(), caller, false) != null) {
-            throw new CallerStateException(describe("acquire") + ": this thread holds the read lock; an upgrade "
+            throw new IllegalLockStateException(describe("acquire") + ": this thread holds the read lock; an upgrade "
                     + "would wait for itself. Release the read lock first");
         } else if (role == Role.READ) {
             ShareLease writer = shares.held(share.keys(), caller, true);

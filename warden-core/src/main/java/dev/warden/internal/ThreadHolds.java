@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.IllegalLockStateException;
 import dev.warden.Lease;
 import java.lang.ref.WeakReference;
 import java.util.HashMap;
@@ -27,7 +28,7 @@ final class ThreadHolds {
 
     /**
      * @param describe names an operation on the lock, for the message
-     * @throws CallerStateException if the calling thread holds one of the locks by a blocking acquire
+     * @throws IllegalLockStateException if the calling thread holds one of the locks by a blocking acquire
      */
     void refuseSelfWait(List<String> names, UnaryOperator<String> describe) {
         Map<String, WeakReference<Lease>> mine = held.get();
@@ -38,7 +39,7 @@ final class ThreadHolds {
             WeakReference<Lease> ref = mine.get(name);
             Lease lease = ref == null ? null : ref.get();
             if (lease != null && lease.isHeld()) {
-                throw new CallerStateException(describe.apply("acquire") + ": this thread holds lock '" + name
+                throw new IllegalLockStateException(describe.apply("acquire") + ": this thread holds lock '" + name
                         + "' already, by a lease it acquired and has not released; the acquire would wait for "
                         + "itself. Warden's locks are not reentrant: release that lease first, acquire from another "
                         + "thread, or use asLock(), which is");
