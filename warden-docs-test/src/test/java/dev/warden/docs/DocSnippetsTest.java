@@ -46,7 +46,7 @@ import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.core.io.DefaultResourceLoader;
 
 /**
- * Every {@code ```java} block of README.md and docs/integrations.md compiles, and runs against a real redis-server
+ * Every {@code ```java} block of README.md, docs/integrations.md and docs/migrating.md compiles, and runs against a real redis-server
  * where it can, so that a snippet that needs a cast, names a method that is gone or throws is caught.
  *
  * <p>Each block is compiled on its own, with the compiler of the JDK, against this module's test class path (every
@@ -70,7 +70,8 @@ import org.springframework.core.io.DefaultResourceLoader;
  */
 class DocSnippetsTest {
     /** The documents whose java blocks are checked, from the module directory, where the build runs the tests. */
-    static final List<Path> DOCUMENTS = List.of(Path.of("..", "README.md"), Path.of("..", "docs", "integrations.md"));
+    static final List<Path> DOCUMENTS = List.of(Path.of("..", "README.md"), Path.of("..", "docs", "integrations.md"),
+            Path.of("..", "docs", "migrating.md"));
     /** How long one block may take to run; each needs a second or two. */
     static final Duration BOUND = Duration.ofSeconds(60);
     /** A fence that opens a java block, as the extraction reads it. */
