@@ -27,6 +27,18 @@ final class FaultRun {
         boolean losesData() {
             return faults.contains(Fault.SERVER_RESTART) && !topology.equals("quorum");
         }
+
+        /**
+         * The kind of lock worker {@code w} runs: a surface's runs ({@link SurfaceLocks#KINDS}) mix in one reference
+         * worker (worker 0) of plain renewed leases, whose full intervals the surfaces' claims are checked against.
+         */
+        String kindOf(int w) {
+            return w == 0 && referenced() ? "warden-renewed" : lockKind;
+        }
+
+        boolean referenced() {
+            return SurfaceLocks.KINDS.contains(lockKind);
+        }
     }
 
     /** What happened. */
@@ -69,17 +81,23 @@ final class FaultRun {
                         network.spec(w), storeServer.uri(), file.toString(), "w" + w,
                         Integer.toString(plan.threads()), Integer.toString(plan.seconds()),
                         Long.toString(plan.lease().toMillis()), Integer.toString(plan.holdMaxMs()),
-                        String.join(",", plan.names()), plan.lockKind(), Integer.toString(w))
+                        String.join(",", plan.names()), plan.kindOf(w), Integer.toString(w))
                         .redirectErrorStream(true).start());
             }
+            // The administrator's client connects before the workload starts: its first connection can take seconds
+            // on a loaded machine, which the fault schedule must not lose.
+            Path adminFile = dir.resolve(plan.name() + "-admin.history");
+            FencedStore adminStore = new FencedStore(storeServer.uri());
+            Admin admin = new Admin(lockServer.spec(), plan.lease(), adminStore, adminFile);
             awaitReady(workers, dir);
             long start = System.nanoTime();
             long end = start + TimeUnit.SECONDS.toNanos(plan.seconds());
             List<Checker.Window> windows;
             int[] connections = new int[2];
-            try (FencedStore store = new FencedStore(storeServer.uri())) {
-                windows = inject(new Targets(lockServer, network, workers, store), start, end, connections);
+            try (FencedStore store = adminStore; Admin closing = admin) {
+                windows = inject(new Targets(lockServer, network, workers, store, admin), start, end, connections);
             }
+            files.add(adminFile);
             List<String> problems = new ArrayList<>();
             for (int w = 0; w < workers.size(); w++) {
                 Process worker = workers.get(w);
@@ -110,7 +128,7 @@ final class FaultRun {
                 found = checker.violations();
                 checked = checker.counts();
             } else {
-                Checker checker = new Checker();
+                Checker checker = new Checker().lease(plan.lease());
                 checker.check(history, logs, plan.losesData(), windows, bound, end);
                 found = checker.violations();
                 checked = checker.counts();
@@ -172,7 +190,8 @@ final class FaultRun {
     }
 
     /** What faults hit: the lock servers, the network, the worker processes; the store tells who holds a lock. */
-    private record Targets(LockTarget lockServer, Network network, List<Process> workers, FencedStore store) {
+    private record Targets(LockTarget lockServer, Network network, List<Process> workers, FencedStore store,
+                           Admin admin) {
     }
 
     /** Faults every 1.5-2.5 s after a 2 s warm-up, none in the last 4 s, so that recovery can be seen. */
@@ -237,6 +256,14 @@ final class FaultRun {
                 yield List.of();
             }
             case CLIENT_PARTITION -> partitionHolder(targets, lease);
+            case FORCE_RELEASE -> forceRelease(targets);
+            case CLIENT_CLOSE -> {
+                int victim = holder(targets, plan.referenced() ? 1 : 0);
+                tell(workers.get(victim), "CLOSE");
+                // The worker closes and reopens on its own; the history has when (CLOSED). Give it a moment.
+                TimeUnit.MILLISECONDS.sleep(lease / 2);
+                yield List.of("w" + victim);
+            }
             case PUBSUB_PARTITION -> partitionPubSub(targets.network(), lease);
             case NETWORK_LATENCY -> latencySpike(targets, lease);
             default -> {
@@ -307,6 +334,39 @@ final class FaultRun {
         return slowed.stream().map(w -> "w" + w).toList();
     }
 
+    /**
+     * An administrator's forceRelease of a lock a worker holds during a long job (its holds stretched), then a hold
+     * of the administrator's own, during which the worker's holds end: null if no worker held a lock to force.
+     */
+    private List<String> forceRelease(Targets targets) throws Exception {
+        List<Process> workers = targets.workers();
+        int first = plan.referenced() ? 1 : 0;
+        for (int attempt = 1; attempt <= STALL_ATTEMPTS; attempt++) {
+            int victim = holder(targets, first);
+            Process worker = workers.get(victim);
+            // Only the holds in progress are stretched (a long job), so that the administrator is not kept waiting
+            // by holds taken after its forceRelease.
+            tell(worker, "STRETCH-HELD 8000");
+            try {
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+                String name = targets.store().stretchedName(worker.pid());
+                while (name == null && System.nanoTime() - until < 0) {
+                    TimeUnit.MILLISECONDS.sleep(5);
+                    name = targets.store().stretchedName(worker.pid());
+                }
+                if (name != null) {
+                    System.out.printf("force-release: '%s' forced from w%d%n", name, victim);
+                    targets.admin().forceAndHold(name, () -> tell(worker, "STRETCH 0"));
+                    return List.of();
+                }
+            } finally {
+                tell(worker, "STRETCH 0");
+            }
+        }
+        System.out.println("force-release: no worker's hold could be stretched");
+        return null;
+    }
+
     /** Something done to or undone for worker {@code w}. */
     private interface Strike {
         void on(int w) throws Exception;
@@ -332,14 +392,20 @@ final class FaultRun {
 
     /** @return a random worker among those that note a lock held, or any if none does */
     private int holder(Targets targets) {
+        return holder(targets, 0);
+    }
+
+    /** @return a random worker from {@code first} on among those that note a lock held, or any if none does */
+    private int holder(Targets targets, int first) {
         List<Process> workers = targets.workers();
         List<Integer> holding = new ArrayList<>();
-        for (int w = 0; w < workers.size(); w++) {
+        for (int w = first; w < workers.size(); w++) {
             if (targets.store().holds(workers.get(w).pid())) {
                 holding.add(w);
             }
         }
-        return holding.isEmpty() ? random.nextInt(workers.size()) : holding.get(random.nextInt(holding.size()));
+        return holding.isEmpty() ? first + random.nextInt(workers.size() - first)
+                : holding.get(random.nextInt(holding.size()));
     }
 
     /** After the run: no lock is left held, and neither threads nor connections grew. */
@@ -361,9 +427,11 @@ final class FaultRun {
         }
         // Lock connections per worker: commands, pub/sub, and the naive lock's own; plus this run's sampler.
         // A quorum client keeps a command and a pub/sub connection on every server.
-        int perWorker = plan.topology().equals("quorum") ? 6 : 2;
+        // A multi-lock run has a client per thread. The administrator's client adds two.
+        int perWorker = plan.topology().equals("quorum") ? 6 : plan.lockKind().startsWith("multi")
+                ? 2 * plan.threads() : 2;
         if (connections[0] > 0 && (connections[1] > connections[0] + 1
-                || connections[1] > plan.workers() * perWorker + 4)) {
+                || connections[1] > plan.workers() * perWorker + 6)) {
             problems.add("leak: lock-server connections went from " + connections[0] + " to " + connections[1]);
         }
         return problems;
