@@ -43,6 +43,8 @@ final class Checker {
     private final List<String> violations = new ArrayList<>();
     /** The lease of the run's locks, for the close rule (others take a closed client's locks within a lease). */
     private long leaseNanos = 1_000_000_000L;
+    /** The run's clients closed mid-flight: their leases end with the close. */
+    private List<History.Closed> closes = List.of();
     private final Map<String, Integer> counts = new HashMap<>();
 
     List<String> violations() {
@@ -60,6 +62,7 @@ final class Checker {
 
     void check(History history, Map<String, List<String>> storeLogs, boolean dataLoss, List<Window> faultWindows,
                long livenessBoundNanos, long workloadEnd) {
+        closes = history.closes;
         List<Acquisition> all = forced(history);
         Map<String, List<History.Claim>> claimsByName = new HashMap<>();
         for (History.Claim c : history.claims) {
@@ -108,6 +111,13 @@ final class Checker {
                         && (f.token() == 0 || f.token() == a.fence())) {
                     count("holders removed by forceRelease");
                     end = f.start();
+                }
+            }
+            for (History.Closed c : history.closes) {
+                // Closing a client releases its leases: a holder's entitlement ends when the close begins.
+                if (a.op().startsWith(c.worker() + ".") && a.acquired() - c.end() < 0 && end - c.start() > 0) {
+                    count("leases ended by their client's close");
+                    end = c.start();
                 }
             }
             if (end != a.validEnd()) {
@@ -280,7 +290,7 @@ final class Checker {
         for (Acquisition a : acquisitions) {
             if (a.released().equals("false")) {
                 count("lost leases");
-                if (a.lostAt() < 0) {
+                if (a.lostAt() < 0 && !closedUnder(a)) {
                     violate("loss reporting", "%s's release returned false but its loss was never reported", a.op());
                 }
             } else if (a.released().equals("true")) {
@@ -298,6 +308,12 @@ final class Checker {
                 }
             }
         }
+    }
+
+    /** Whether the holder's client was closed while it held: the close released the lease, not a loss. */
+    private boolean closedUnder(Acquisition a) {
+        return closes.stream().anyMatch(c -> a.op().startsWith(c.worker() + ".") && c.start() - a.releaseStart() < 0
+                && c.end() - a.requested() > 0);
     }
 
     void tokenOrder(List<Acquisition> acquisitions) {

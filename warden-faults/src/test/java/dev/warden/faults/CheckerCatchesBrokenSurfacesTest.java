@@ -23,6 +23,10 @@ class CheckerCatchesBrokenSurfacesTest {
                 FaultSuiteIT.NAMES, kind, "single")).run(dir);
         System.out.println(report.summary() + " " + report.counts());
         report.violations().stream().limit(5).forEach(v -> System.out.println("  " + v));
+        if (!faults.isEmpty()) {
+            // Not caught because no fault could be injected would say nothing about the checker.
+            assertThat(report.faults()).as(report.summary()).isPositive();
+        }
         return report;
     }
 

@@ -76,10 +76,12 @@ public final class FaultWorker {
             Thread listener = new Thread(() -> listen(commands, stretchUntil, () -> {
                 // CLOSE: the client is closed under its threads, mid-flight, then another one opened.
                 long c0 = System.nanoTime();
-                locks.get().close();
+                LocksUnderTest closed = locks.get();
+                closed.close();
                 long c1 = System.nanoTime();
                 record(history, "CLOSED %s %d %d", worker, c0, c1);
                 locks.set(connect(kind, lockUri, lease));
+                probeClosed(closed, worker, names[0], history);
             }), "run-commands");
             listener.setDaemon(true);
             listener.start();
@@ -147,6 +149,34 @@ public final class FaultWorker {
             case "naive-getset" -> new NaiveLocks(uri.split("\\|")[1], lease, NaiveLocks.Flaw.GET_SET);
             default -> SurfaceLocks.open(kind, uri, lease);
         };
+    }
+
+    /**
+     * An acquire on the client just closed must end at once (an exception, or not acquired), not hang: one is
+     * started, and recorded as hung if it has not ended within 3 s.
+     */
+    private static void probeClosed(LocksUnderTest closed, String worker, String name, PrintWriter history) {
+        long t0 = System.nanoTime();
+        Thread probe = new Thread(() -> {
+            try {
+                LocksUnderTest.Held held = closed.acquire(name, Duration.ofMillis(100));
+                if (held != null) {
+                    record(history, "HUNG %s.probe:0 %s %d acquire-on-a-closed-client-granted", worker, name, t0);
+                }
+            } catch (InterruptedException | RuntimeException e) {
+                // Refused, as it should be.
+            }
+        }, "closed-client-probe");
+        probe.setDaemon(true);
+        probe.start();
+        try {
+            probe.join(3000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (probe.isAlive()) {
+            record(history, "HUNG %s.probe:0 %s %d acquire-on-a-closed-client", worker, name, t0);
+        }
     }
 
     /** Follows the run's commands until it closes the worker's standard input. */

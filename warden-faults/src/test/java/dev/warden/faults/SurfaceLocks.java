@@ -335,6 +335,7 @@ final class SurfaceLocks {
     /** {@code tryAcquireAsync} or {@code acquireAsync}, some cancelled mid-wait; each future bounded. */
     private static final class Async implements LocksUnderTest {
         private final LockClient client;
+        private final Map<String, DistributedLock> locks = new ConcurrentHashMap<>();
 
         Async(LockClient client) {
             this.client = client;
@@ -343,7 +344,9 @@ final class SurfaceLocks {
         @Override
         public Held acquire(String name, Duration wait) throws InterruptedException {
             Random random = ThreadLocalRandom.current();
-            DistributedLock lock = client.lock(name);
+            // Lock objects are kept, as applications keep them: an acquire through one after its client closed
+            // must still end.
+            DistributedLock lock = locks.computeIfAbsent(name, client::lock);
             long bound = wait.plus(ASYNC_SLACK).toNanos();
             if (random.nextInt(5) == 0) {
                 // Cancelled mid-wait: the future completes at once (cancelled), and a lock granted meanwhile must be
