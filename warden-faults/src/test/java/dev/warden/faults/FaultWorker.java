@@ -21,7 +21,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * one line of the history file, with System.nanoTime stamps (CLOCK_MONOTONIC, shared by every process on Linux).
  *
  * <p>Arguments: lockSpec (topology|uris) storeUri historyFile workerId threads seconds leaseMs holdMaxMs names lockKind seed,
- * where lockKind is warden-renewed, warden-fair (renewed, in fair mode), warden-fixed, naive-del or naive-getset.
+ * where lockKind is warden-renewed, warden-fair (renewed, in fair mode), warden-fixed, naive-del or naive-getset, or
+ * one of the surfaces of {@link SurfaceLocks} (asLock, the registry, multi-locks, async, ShedLock, and their mutants).
  *
  * <p>On standard input the worker waits for {@code GO}; after it, {@code STRETCH <ms>} makes every hold in progress or
  * begun in the next {@code ms} milliseconds last until then, as a long job under the lock would: the run cuts the
@@ -42,6 +43,9 @@ public final class FaultWorker {
      * such hold notes its name in the store while stretched ({@link FencedStore#markStretched}).
      */
     private static volatile long heldOnlyBefore;
+
+    /** Whether this thread's last hold was stretched by a {@code STRETCH-HELD}. */
+    private static final ThreadLocal<Boolean> STRETCHED_ALONE = ThreadLocal.withInitial(() -> false);
 
     /** How many times a worker tries to open its locks before it gives up. */
     private static final int CONNECT_ATTEMPTS = 5;
@@ -315,7 +319,10 @@ public final class FaultWorker {
         if (!held.reentrant()) {
             return 0;
         }
-        int wanted = random.nextInt(4);
+        // A hold the run stretched alone (STRETCH-HELD: a long job, whose lock the administrator forces free)
+        // re-enters at least once after its long step.
+        int wanted = STRETCHED_ALONE.get() ? 1 + random.nextInt(3) : random.nextInt(4);
+        STRETCHED_ALONE.set(false);
         int depth = 0;
         for (int i = 0; i < wanted; i++) {
             long c0 = System.nanoTime();
@@ -443,6 +450,7 @@ public final class FaultWorker {
                                 FencedStore store) {
         long seen = -1;
         boolean marked = false;
+        STRETCHED_ALONE.set(false);
         long pid = ProcessHandle.current().pid();
         while (System.nanoTime() - stretchUntil.get() < 0) {
             long before = heldOnlyBefore;
@@ -453,6 +461,7 @@ public final class FaultWorker {
                 if (!marked) {
                     store.markStretched(name, pid);
                     marked = true;
+                    STRETCHED_ALONE.set(true);
                 }
             }
             long valid = held.validUntil();

@@ -317,8 +317,9 @@ final class SurfaceLocks {
             List<String> held = new ArrayList<>();
             for (String part : name.split("\\+")) {
                 Optional<Identity> holder = client.lock(part).inspect().holderIdentity();
+                // Thread ids repeat across processes: a holder whose process is not recorded is not counted.
                 if (holder.isPresent() && holder.get().threadId() == thread
-                        && holder.get().pid().orElse(pid) == pid) {
+                        && holder.get().pid().orElse(-1) == pid) {
                     held.add(part);
                 }
             }
