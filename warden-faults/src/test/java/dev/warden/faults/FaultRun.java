@@ -62,6 +62,8 @@ final class FaultRun {
     private final Random random = new Random(42);
     /** How many faults of each kind were injected, as "fault KIND" counts in the report. */
     private final Map<String, Integer> injected = new java.util.TreeMap<>();
+    /** When the workers stop (System.nanoTime): a fault that waits for a holder gives up 2 s before. */
+    private long workloadEnd;
 
     FaultRun(Plan plan) {
         this.plan = plan;
@@ -219,6 +221,7 @@ final class FaultRun {
             return windows;
         }
         long lastFault = end - TimeUnit.SECONDS.toNanos(4);
+        workloadEnd = end;
         TimeUnit.SECONDS.sleep(2);
         // Every kind once per cycle, in a random order: a run of several faults always has each kind it names (a
         // free draw left a three-kind run of seven faults without one about once in seventeen runs).
@@ -345,14 +348,15 @@ final class FaultRun {
     private List<String> forceRelease(Targets targets) throws Exception {
         List<Process> workers = targets.workers();
         int first = plan.referenced() ? 1 : 0;
-        for (int attempt = 1; attempt <= STALL_ATTEMPTS; attempt++) {
+        long giveUp = workloadEnd - TimeUnit.SECONDS.toNanos(2);
+        for (int attempt = 1; attempt <= STALL_ATTEMPTS && System.nanoTime() - giveUp < 0; attempt++) {
             int victim = holder(targets, first);
             Process worker = workers.get(victim);
             // Only the holds in progress are stretched (a long job), so that the administrator is not kept waiting
             // by holds taken after its forceRelease.
             tell(worker, "STRETCH-HELD 8000");
             try {
-                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+                long until = Math.min(System.nanoTime() + TimeUnit.SECONDS.toNanos(1), giveUp);
                 String name = targets.store().stretchedName(worker.pid());
                 while (name == null && System.nanoTime() - until < 0) {
                     TimeUnit.MILLISECONDS.sleep(5);
