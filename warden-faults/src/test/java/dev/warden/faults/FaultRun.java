@@ -349,14 +349,16 @@ final class FaultRun {
         List<Process> workers = targets.workers();
         int first = plan.referenced() ? 1 : 0;
         long giveUp = workloadEnd - TimeUnit.SECONDS.toNanos(2);
-        for (int attempt = 1; attempt <= STALL_ATTEMPTS && System.nanoTime() - giveUp < 0; attempt++) {
+        for (int attempt = 1; attempt <= 2 * STALL_ATTEMPTS && System.nanoTime() - giveUp < 0; attempt++) {
             int victim = holder(targets, first);
             Process worker = workers.get(victim);
             // Only the holds in progress are stretched (a long job), so that the administrator is not kept waiting
             // by holds taken after its forceRelease.
             tell(worker, "STRETCH-HELD 8000");
             try {
-                long until = Math.min(System.nanoTime() + TimeUnit.SECONDS.toNanos(1), giveUp);
+                // A hold in progress reaches its stretch within its 0-20 ms hold; one that was past it (reentering,
+                // releasing) is not stretched, and another try follows.
+                long until = Math.min(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300), giveUp);
                 String name = targets.store().stretchedName(worker.pid());
                 while (name == null && System.nanoTime() - until < 0) {
                     TimeUnit.MILLISECONDS.sleep(5);
