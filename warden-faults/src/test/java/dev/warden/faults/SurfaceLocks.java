@@ -243,17 +243,27 @@ final class SurfaceLocks {
         private final Map<Thread, LockClient> clients = new ConcurrentHashMap<>();
         private volatile boolean closed;
 
+        /** Clients opened before the workload, one per thread of the runs (4): a new client takes seconds under load. */
+        private final java.util.concurrent.ConcurrentLinkedQueue<LockClient> ready =
+                new java.util.concurrent.ConcurrentLinkedQueue<>();
+
         Multi(String spec, Duration lease, boolean background) {
             this.spec = spec;
             this.lease = lease;
             this.background = background;
+            for (int i = 0; i < 4; i++) {
+                ready.add(SurfaceLocks.client(spec, lease));
+            }
         }
 
         private LockClient client() {
             if (closed) {
                 throw new IllegalStateException("closed");
             }
-            return clients.computeIfAbsent(Thread.currentThread(), t -> SurfaceLocks.client(spec, lease));
+            return clients.computeIfAbsent(Thread.currentThread(), t -> {
+                LockClient opened = ready.poll();
+                return opened != null ? opened : SurfaceLocks.client(spec, lease);
+            });
         }
 
         @Override
@@ -330,6 +340,7 @@ final class SurfaceLocks {
         public void close() {
             closed = true;
             clients.values().forEach(LockClient::close);
+            ready.forEach(LockClient::close);
         }
     }
 
