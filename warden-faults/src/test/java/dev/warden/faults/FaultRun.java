@@ -33,7 +33,14 @@ final class FaultRun {
          * worker (worker 0) of plain renewed leases, whose full intervals the surfaces' claims are checked against.
          */
         String kindOf(int w) {
-            return w == 0 && referenced() ? "warden-renewed" : lockKind;
+            if (w == 0 && referenced()) {
+                return "warden-renewed";
+            }
+            // "registry": the registry of renewed leases and that of fixed leases side by side, in one run.
+            if (lockKind.equals("registry")) {
+                return w % 2 == 1 ? "registry-renewed" : "registry-fixed";
+            }
+            return lockKind;
         }
 
         boolean referenced() {

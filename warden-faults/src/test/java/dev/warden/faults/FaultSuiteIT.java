@@ -218,18 +218,14 @@ class FaultSuiteIT {
                 Fault.SERVER_PAUSE));
     }
 
-    /** Spring Integration's registry, with renewed leases: the lease under the lock is the holder's interval. */
+    /**
+     * Spring Integration's registry, one worker with renewed leases and one with fixed leases (expireAfter) that
+     * stalls outlast: the lease under the lock is the holder's interval, each reentrant {@code tryLock()} a claim.
+     */
     @Test
-    void registryWithRenewedLeasesUnderFaults() throws Exception {
-        surface("registry-renewed-mixed", "registry-renewed", List.of(Fault.FORCE_RELEASE, Fault.CLIENT_STALL,
-                Fault.CONNECTION_KILL));
-    }
-
-    /** Spring Integration's registry, with fixed leases (expireAfter) that stalls outlast. */
-    @Test
-    void registryWithFixedLeasesUnderFaults() throws Exception {
-        surface("registry-fixed-mixed", "registry-fixed", List.of(Fault.FORCE_RELEASE, Fault.CLIENT_STALL,
-                Fault.SERVER_PAUSE));
+    void registryWithRenewedAndFixedLeasesUnderFaults() throws Exception {
+        surface("registry-mixed", "registry", List.of(Fault.FORCE_RELEASE, Fault.CLIENT_STALL,
+                Fault.CONNECTION_KILL, Fault.SERVER_PAUSE));
     }
 
     /** Multi-locks of two names: every part fenced, and an empty result leaves no part held. */

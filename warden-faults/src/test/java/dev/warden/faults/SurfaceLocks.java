@@ -35,7 +35,7 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  *   <li>{@code aslock}: {@link DistributedLock#asLock()}, reentered 0-3 times after the hold; claims only.
  *       {@code aslock-trusting}: {@link TrustingLockView}, whose reentry trusts its local hold count.</li>
  *   <li>{@code registry-renewed}, {@code registry-fixed}: {@link WardenLockRegistry} with watchdog-renewed or
- *       fixed leases; the outer lock is an acquisition (its lease from {@link WardenLockRegistry#lease}), each
+ *       fixed leases ({@code registry}: a worker of each); the outer lock is an acquisition (its lease from {@link WardenLockRegistry#lease}), each
  *       reentrant {@code tryLock()} a claim. {@code registry-trusting}: a registry that ignores renewal (fixed
  *       leases of one lease) and trusts its local count on reentry.</li>
  *   <li>{@code multi}: {@link LockClient#multiLock} of two names, a client per thread (so that a part held after
@@ -50,8 +50,8 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  */
 final class SurfaceLocks {
     /** The kinds that run beside one reference worker of plain leases (worker 0), whose intervals claims meet. */
-    static final List<String> KINDS = List.of("aslock", "aslock-trusting", "registry-renewed", "registry-fixed",
-            "registry-trusting", "multi", "multi-background", "async", "shedlock");
+    static final List<String> KINDS = List.of("aslock", "aslock-trusting", "registry", "registry-renewed",
+            "registry-fixed", "registry-trusting", "multi", "multi-background", "async", "shedlock");
 
     /** How long past its wait an async acquire may take before it counts as hung. */
     static final Duration ASYNC_SLACK = Duration.ofSeconds(5);
