@@ -23,6 +23,13 @@ import java.util.Set;
  *   <li>liveness: after every fault, some acquisition succeeds within the bound, and every worker the fault struck
  *       (cut off or slowed down) acquires again before the workload ends.</li>
  * </ol>
+ *
+ * <p>Surfaces that show no lease (views) enter the history as claims ({@link History.Claim}): each call that told
+ * its caller "held", at an instant. A claim that falls wholly inside another holder's valid interval is a
+ * mutual-exclusion violation. An administrator's forceRelease ends the valid interval of the holder it removed at
+ * its start. A client closed mid-flight ({@link History.Closed}) leaves no lease valid and no view claiming after
+ * the close, and its locks are taken by others within a lease. A multi-lock acquire that came back empty leaves no
+ * part held by its thread. Async acquires complete within their bound.
  */
 final class Checker {
     /**
@@ -34,6 +41,10 @@ final class Checker {
     }
 
     private final List<String> violations = new ArrayList<>();
+    /** The lease of the run's locks, for the close rule (others take a closed client's locks within a lease). */
+    private long leaseNanos = 1_000_000_000L;
+    /** The run's clients closed mid-flight: their leases end with the close. */
+    private List<History.Closed> closes = List.of();
     private final Map<String, Integer> counts = new HashMap<>();
 
     List<String> violations() {
@@ -44,10 +55,21 @@ final class Checker {
         return counts;
     }
 
+    Checker lease(java.time.Duration lease) {
+        this.leaseNanos = lease.toNanos();
+        return this;
+    }
+
     void check(History history, Map<String, List<String>> storeLogs, boolean dataLoss, List<Window> faultWindows,
                long livenessBoundNanos, long workloadEnd) {
+        closes = history.closes;
+        List<Acquisition> all = forced(history);
+        Map<String, List<History.Claim>> claimsByName = new HashMap<>();
+        for (History.Claim c : history.claims) {
+            claimsByName.computeIfAbsent(c.name(), n -> new ArrayList<>()).add(c);
+        }
         Map<String, List<Acquisition>> byName = new HashMap<>();
-        for (Acquisition a : history.acquisitions) {
+        for (Acquisition a : all) {
             byName.computeIfAbsent(a.name(), n -> new ArrayList<>()).add(a);
         }
         for (Map.Entry<String, List<Acquisition>> entry : byName.entrySet()) {
@@ -56,13 +78,150 @@ final class Checker {
             if (!dataLoss) {
                 mutualExclusion(acquisitions);
             }
+        }
+        for (Map.Entry<String, List<History.Claim>> entry : claimsByName.entrySet()) {
+            count("claims", entry.getValue().size());
+            if (!dataLoss) {
+                claims(entry.getValue(), byName.getOrDefault(entry.getKey(), List.of()));
+            }
+        }
+        for (Map.Entry<String, List<Acquisition>> entry : byName.entrySet()) {
+            List<Acquisition> acquisitions = entry.getValue();
             lossReporting(acquisitions);
             tokenOrder(acquisitions);
         }
         liveness(history, faultWindows, livenessBoundNanos, workloadEnd);
         recovery(history, faultWindows, workloadEnd);
+        views(history);
+        closes(history, all, workloadEnd);
     }
 
+    /**
+     * The acquisitions, with the valid interval of each holder that an administrator's forceRelease removed ended
+     * at the forceRelease's start: the holder is not told at once, but it no longer holds the lock. The holder is
+     * the one with the token the forceRelease returned, or, where it returned 0 (no token asked for yet), any whose
+     * interval spans the forceRelease.
+     */
+    private List<Acquisition> forced(History history) {
+        List<Acquisition> all = new ArrayList<>(history.acquisitions.size());
+        for (Acquisition a : history.acquisitions) {
+            long end = a.validEnd();
+            for (History.Force f : history.forces) {
+                if (f.name().equals(a.name()) && a.acquired() - f.end() < 0 && end - f.start() > 0
+                        && (f.token() == 0 || f.token() == a.fence())) {
+                    count("holders removed by forceRelease");
+                    end = f.start();
+                }
+            }
+            for (History.Closed c : history.closes) {
+                // Closing a client releases its leases: a holder's entitlement ends when the close begins.
+                if (a.op().startsWith(c.worker() + ".") && a.acquired() - c.end() < 0 && end - c.start() > 0) {
+                    count("leases ended by their client's close");
+                    end = c.start();
+                }
+            }
+            if (end != a.validEnd()) {
+                a = new Acquisition(a.op(), a.name(), a.fence(), a.requested(), a.acquired(), a.write1Start(),
+                        a.write1End(), a.write1Accepted(), a.write2Start(), a.write2End(), a.write2Accepted(),
+                        end, a.releaseStart(), a.releaseEnd(), a.released(), a.lostAt(), a.validAtAcquire());
+            }
+            all.add(a);
+        }
+        return all;
+    }
+
+    /**
+     * A claim that lies wholly inside the valid interval of another holder (another operation) was a call that told
+     * its caller "held" while someone else held the lock: a correct surface checks with Redis at some moment of the
+     * call, and would have found the other holder.
+     */
+    void claims(List<History.Claim> claims, List<Acquisition> acquisitions) {
+        List<Acquisition> byGrant = new ArrayList<>(acquisitions);
+        byGrant.sort(Comparator.comparingLong(Acquisition::acquired));
+        for (History.Claim c : claims) {
+            for (Acquisition a : byGrant) {
+                if (a.acquired() - c.start() > 0) {
+                    break;
+                }
+                if (!a.op().equals(c.op()) && a.validEnd() - c.end() >= 0) {
+                    violate("mutual exclusion", "%s was told it held '%s' (%s acquire) while %s (token %d) validly "
+                            + "held it", c.op(), c.name(), c.kind(), a.op(), a.fence());
+                    break;
+                }
+            }
+        }
+    }
+
+    /** Reentrant acquires told lost, multi-lock misses that left a part held, async acquires that hung. */
+    private void views(History history) {
+        count("reentrant acquires told lost", history.told.size());
+        for (History.Miss m : history.misses) {
+            count("multi-lock acquires not acquired");
+            if (!m.heldAfter().equals("-")) {
+                violate("multi-lock", "%s's acquire of %s came back empty, but its thread still held %s after it",
+                        m.op(), m.names(), m.heldAfter());
+            }
+        }
+        for (History.Hung h : history.hung) {
+            violate("liveness", "%s's %s of '%s' never completed", h.op(), h.what(), h.name());
+        }
+    }
+
+    /**
+     * After a client is closed mid-flight: no lease of it is still valid (its holders sampled their validity after
+     * the close), no view of it claims a hold taken before the close, and others take the locks it held within a
+     * lease (plus a second of slack).
+     */
+    private void closes(History history, List<Acquisition> all, long workloadEnd) {
+        Map<String, Long> outer = new HashMap<>();
+        for (Acquisition a : all) {
+            outer.put(a.op(), a.acquired());
+        }
+        for (History.Claim c : history.claims) {
+            if (c.kind().equals("outer")) {
+                outer.put(c.op(), c.end());
+            }
+        }
+        for (History.Closed closed : history.closes) {
+            count("clients closed mid-flight");
+            String prefix = closed.worker() + ".";
+            List<String> held = new ArrayList<>();
+            for (Acquisition a : all) {
+                if (!a.op().startsWith(prefix) || a.acquired() - closed.start() >= 0) {
+                    continue;
+                }
+                if (a.releaseStart() - closed.end() > 0 && a.validBeforeRelease() - closed.end() > 0) {
+                    violate("close", "%s's lease of '%s' was still valid %d ms after its client was closed", a.op(),
+                            a.name(), (a.validBeforeRelease() - closed.end()) / 1_000_000);
+                }
+                if (a.releaseStart() - closed.start() > 0 && !held.contains(a.name())) {
+                    held.add(a.name());
+                }
+            }
+            for (History.Claim c : history.claims) {
+                Long first = outer.get(c.op());
+                if (c.op().startsWith(prefix) && !c.kind().equals("outer") && first != null
+                        && first - closed.start() < 0 && c.start() - closed.end() > 0) {
+                    violate("close", "%s was told it held '%s' again (%s) after its client was closed", c.op(),
+                            c.name(), c.kind());
+                }
+            }
+            long by = closed.end() + leaseNanos + 1_000_000_000L;
+            if (workloadEnd - by < 0) {
+                continue;
+            }
+            for (String name : held) {
+                boolean taken = all.stream().anyMatch(a -> a.name().equals(name) && !a.op().startsWith(prefix)
+                        && a.acquired() - closed.start() > 0 && a.acquired() - by <= 0)
+                        || history.claims.stream().anyMatch(c -> c.name().equals(name) && !c.op().startsWith(prefix)
+                        && c.kind().equals("outer") && c.end() - closed.start() > 0 && c.end() - by <= 0);
+                if (!taken) {
+                    violate("close", "nobody else took '%s' within a lease after %s's client was closed holding it",
+                            name, closed.worker());
+                }
+            }
+        }
+    }
     void fencing(String name, List<Acquisition> acquisitions, List<String> log) {
         Set<String> known = new HashSet<>();
         for (Acquisition a : acquisitions) {
@@ -131,7 +290,7 @@ final class Checker {
         for (Acquisition a : acquisitions) {
             if (a.released().equals("false")) {
                 count("lost leases");
-                if (a.lostAt() < 0) {
+                if (a.lostAt() < 0 && !closedUnder(a)) {
                     violate("loss reporting", "%s's release returned false but its loss was never reported", a.op());
                 }
             } else if (a.released().equals("true")) {
@@ -149,6 +308,12 @@ final class Checker {
                 }
             }
         }
+    }
+
+    /** Whether the holder's client was closed while it held: the close released the lease, not a loss. */
+    private boolean closedUnder(Acquisition a) {
+        return closes.stream().anyMatch(c -> a.op().startsWith(c.worker() + ".") && c.start() - a.releaseStart() < 0
+                && c.end() - a.requested() > 0);
     }
 
     void tokenOrder(List<Acquisition> acquisitions) {
@@ -181,7 +346,9 @@ final class Checker {
                 continue;
             }
             boolean progressed = history.acquisitions.stream()
-                    .anyMatch(a -> a.acquired() - end >= 0 && a.acquired() - (end + bound) <= 0);
+                    .anyMatch(a -> a.acquired() - end >= 0 && a.acquired() - (end + bound) <= 0)
+                    || history.claims.stream().anyMatch(c -> c.kind().equals("outer") && c.end() - end >= 0
+                    && c.end() - (end + bound) <= 0);
             if (!progressed) {
                 violate("liveness", "no acquisition within %d ms after a fault ended", bound / 1_000_000);
             }
@@ -193,7 +360,9 @@ final class Checker {
         for (Window window : faultWindows) {
             for (String victim : window.victims()) {
                 boolean back = history.acquisitions.stream().anyMatch(a -> a.op().startsWith(victim + ".")
-                        && a.acquired() - window.to() >= 0 && a.acquired() - workloadEnd <= 0);
+                        && a.acquired() - window.to() >= 0 && a.acquired() - workloadEnd <= 0)
+                        || history.claims.stream().anyMatch(c -> c.op().startsWith(victim + ".")
+                        && c.kind().equals("outer") && c.end() - window.to() >= 0 && c.end() - workloadEnd <= 0);
                 if (!back) {
                     violate("liveness", "%s did not acquire again in the %d ms between the end of its fault and the "
                             + "end of the workload", victim, (workloadEnd - window.to()) / 1_000_000);
@@ -210,6 +379,10 @@ final class Checker {
     }
 
     private void count(String what) {
-        counts.merge(what, 1, Integer::sum);
+        count(what, 1);
+    }
+
+    private void count(String what, int n) {
+        counts.merge(what, n, Integer::sum);
     }
 }

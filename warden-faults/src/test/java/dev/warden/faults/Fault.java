@@ -38,7 +38,19 @@ enum Fault {
      * Requests and replies are delayed 0.3-0.8 s each way, a round trip beyond the workers' 0.5 s command timeout,
      * for 1.5 leases: in turn for the worker that last took a lock, and for every worker.
      */
-    NETWORK_LATENCY;
+    NETWORK_LATENCY,
+    /**
+     * An administrator's forceRelease, from the test JVM: a worker that holds a lock is told to stretch its holds
+     * (a long job), the lock it holds is forced free, and the administrator takes it for 0.3 s (a full holder,
+     * fenced writes and all) and tells the worker to end its holds while it holds it: the forced holder's reentrant
+     * acquires and release come while another holds the lock.
+     */
+    FORCE_RELEASE,
+    /**
+     * A worker closes its client mid-flight, while its threads acquire and hold ({@code CLOSE} on its standard
+     * input), then opens another and goes on.
+     */
+    CLIENT_CLOSE;
 
     /** @return whether the fault hits the network between workers and lock server, through a proxy per worker */
     boolean network() {

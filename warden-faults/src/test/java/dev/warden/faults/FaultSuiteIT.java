@@ -190,4 +190,63 @@ class FaultSuiteIT {
         assertThat(report.violations()).as(report.summary()).isEmpty();
         assertThat(report.counts().getOrDefault("lost leases", 0)).as(report.summary()).isPositive();
     }
+
+    /**
+     * The other doors (issue #39), one run each of 12 s (not doubled for its several faults) under the faults that
+     * matter to it, with worker 0 a reference of plain leases whose intervals the surface's claims meet. Faults:
+     * an administrator's forceRelease during a long hold, client stalls past the lease, server pauses, killed
+     * connections, and a client closed mid-flight.
+     */
+    private FaultRun.Report surface(String name, String kind, List<Fault> faults) throws Exception {
+        FaultRun.Report report = new FaultRun(new FaultRun.Plan(name, faults, SECONDS, 3, 4, LEASE, 20, NAMES, kind,
+                "single")).run(dir);
+        System.out.println(report.summary());
+        report.violations().stream().limit(10).forEach(v -> System.out.println("  " + v));
+        assertThat(report.violations()).as(report.summary()).isEmpty();
+        // Claims and multi-lock acquires that came back empty (checked for parts left held) are operations too.
+        assertThat(report.acquisitions() + report.counts().getOrDefault("claims", 0)
+                + report.counts().getOrDefault("multi-lock acquires not acquired", 0)).as(report.summary())
+                .isGreaterThan(50);
+        assertThat(report.faults()).as(report.summary()).isPositive();
+        return report;
+    }
+
+    /** {@code asLock()}, reentered 0-3 times after each hold: no reentrant call says "held" over a lost lease. */
+    @Test
+    void asLockNeverSaysHeldOverALostLease() throws Exception {
+        surface("aslock-mixed", "aslock", List.of(Fault.FORCE_RELEASE, Fault.CLIENT_STALL, Fault.CLIENT_CLOSE,
+                Fault.SERVER_PAUSE));
+    }
+
+    /**
+     * Spring Integration's registry, one worker with renewed leases and one with fixed leases (expireAfter) that
+     * stalls outlast: the lease under the lock is the holder's interval, each reentrant {@code tryLock()} a claim.
+     */
+    @Test
+    void registryWithRenewedAndFixedLeasesUnderFaults() throws Exception {
+        surface("registry-mixed", "registry", List.of(Fault.FORCE_RELEASE, Fault.CLIENT_STALL,
+                Fault.CONNECTION_KILL, Fault.SERVER_PAUSE));
+    }
+
+    /** Multi-locks of two names: every part fenced, and an empty result leaves no part held. */
+    @Test
+    void multiLocksUnderFaults() throws Exception {
+        FaultRun.Report report = surface("multi-mixed", "multi", List.of(Fault.FORCE_RELEASE, Fault.CLIENT_STALL,
+                Fault.CONNECTION_KILL, Fault.CLIENT_CLOSE));
+        assertThat(report.counts().getOrDefault("multi-lock acquires not acquired", 0)).as(report.summary())
+                .isPositive();
+    }
+
+    /** Async acquires, some cancelled mid-wait: every future completes, through closes of its client too. */
+    @Test
+    void asyncAcquiresAlwaysCompleteUnderFaults() throws Exception {
+        surface("async-mixed", "async", List.of(Fault.CLIENT_CLOSE, Fault.CLIENT_STALL, Fault.SERVER_PAUSE));
+    }
+
+    /** ShedLock's provider: lockAtLeastFor and extend; an extend never says "held" over a lost lease. */
+    @Test
+    void shedLockProviderUnderFaults() throws Exception {
+        surface("shedlock-mixed", "shedlock", List.of(Fault.FORCE_RELEASE, Fault.CLIENT_STALL, Fault.SERVER_PAUSE,
+                Fault.CLIENT_CLOSE));
+    }
 }

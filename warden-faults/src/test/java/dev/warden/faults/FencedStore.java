@@ -50,6 +50,25 @@ final class FencedStore implements AutoCloseable {
         return connection.sync().scard("holding:" + pid) > 0;
     }
 
+    /** Notes that the process's hold of the name is stretched now ({@code STRETCH-HELD}). */
+    void markStretched(String name, long pid) {
+        connection.sync().sadd("stretched:" + pid, name);
+    }
+
+    void unmarkStretched(String name, long pid) {
+        connection.sync().srem("stretched:" + pid, name);
+    }
+
+    /** @return one of the names whose holds the process has stretched now, or null */
+    String stretchedName(long pid) {
+        return connection.sync().srandmember("stretched:" + pid);
+    }
+
+    /** @return one of the names the process notes held, or null */
+    String heldName(long pid) {
+        return connection.sync().srandmember("holding:" + pid);
+    }
+
     /** The accepted writes for a name, in the order the store accepted them: "fence opId". */
     List<String> log(String name) {
         return connection.sync().lrange("store:{" + name + "}:log", 0, -1);

@@ -30,6 +30,40 @@ final class History {
         }
     }
 
+    /**
+     * A call that told its caller "held" at an instant, on a surface that shows no lease (a {@code Lock} view, a
+     * registry's reentrant lock, ShedLock): the outer acquire and each reentrant one. The caller was told so
+     * between {@code start} and {@code end}: a correct surface made sure, at some moment in between, that its
+     * lease still held the lock.
+     *
+     * @param kind outer, reentrant or extend
+     */
+    record Claim(String op, String name, long start, long end, String kind) {
+    }
+
+    /** A reentrant acquire that told its caller the lease was lost ({@code LeaseLostException}): not a claim. */
+    record Told(String op, String name, long start, long end) {
+    }
+
+    /**
+     * A multi-lock acquire that came back empty at {@code end}; {@code heldAfter} lists the parts that Redis still
+     * showed held by the asking client's thread right after (its inspect began at {@code end}), "-" if none.
+     */
+    record Miss(String op, String names, long start, long end, String heldAfter) {
+    }
+
+    /** An administrator's forceRelease of {@code name}, from the test JVM: it removed the holder of {@code token}. */
+    record Force(String name, long start, long end, long token) {
+    }
+
+    /** A worker closed its client mid-flight between {@code start} and {@code end}, then opened another. */
+    record Closed(String worker, long start, long end) {
+    }
+
+    /** An async acquire whose future had not completed within its bound. */
+    record Hung(String op, String name, long start, String what) {
+    }
+
     /** An acquire that gave up (timeout) or failed (error). */
     record Attempt(String op, String name, long requested, long ended, boolean error) {
     }
@@ -37,6 +71,12 @@ final class History {
     final List<Acquisition> acquisitions = new ArrayList<>();
     final List<Attempt> attempts = new ArrayList<>();
     final List<long[]> threads = new ArrayList<>();
+    final List<Claim> claims = new ArrayList<>();
+    final List<Told> told = new ArrayList<>();
+    final List<Miss> misses = new ArrayList<>();
+    final List<Force> forces = new ArrayList<>();
+    final List<Closed> closes = new ArrayList<>();
+    final List<Hung> hung = new ArrayList<>();
 
     static History read(List<Path> files) throws IOException {
         History history = new History();
@@ -56,6 +96,12 @@ final class History {
             case "TIMEOUT" -> attempts.add(new Attempt(f[1], f[2], l(f[3]), l(f[4]), false));
             case "ERROR" -> attempts.add(new Attempt(f[1], f[2], l(f[3]), l(f[4]), true));
             case "THREADS" -> threads.add(new long[] {l(f[2]), l(f[3])});
+            case "CLAIM" -> claims.add(new Claim(f[1], f[2], l(f[3]), l(f[4]), f[5]));
+            case "TOLD" -> told.add(new Told(f[1], f[2], l(f[3]), l(f[4])));
+            case "MISS" -> misses.add(new Miss(f[1], f[2], l(f[3]), l(f[4]), f[5]));
+            case "FORCE" -> forces.add(new Force(f[1], l(f[2]), l(f[3]), l(f[4])));
+            case "CLOSED" -> closes.add(new Closed(f[1], l(f[2]), l(f[3])));
+            case "HUNG" -> hung.add(new Hung(f[1], f[2], l(f[3]), f[4]));
             default -> throw new IllegalArgumentException("unknown history line: " + String.join(" ", f));
         }
     }

@@ -1,0 +1,94 @@
+package dev.warden.faults;
+
+import dev.warden.Lease;
+import dev.warden.LockClient;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The administrator of a fault run, in the test JVM: forces a lock free ({@code forceRelease}) and takes it for a
+ * while, as one would to repair what it protects. Its forceReleases ({@code FORCE}) and holds ({@code ACQ}, a full
+ * holder with fenced writes) go to a history file of its own, merged with the workers'.
+ */
+final class Admin implements AutoCloseable {
+    /** How long the administrator holds a lock it forced free. */
+    static final Duration HOLD = Duration.ofMillis(300);
+
+    /** Something to do once the administrator holds the lock (or gave up on it). */
+    interface Then {
+        void run() throws IOException;
+    }
+
+    private final LockClient client;
+    private final FencedStore store;
+    private final PrintWriter history;
+    private int seq;
+
+    Admin(String spec, Duration lease, FencedStore store, Path file) throws IOException {
+        // Not a client under test: a long command timeout, so that a loaded machine does not fail the run here.
+        this.client = LockClient.create(LockTarget.configure(spec)
+                .defaultLease(lease).commandTimeout(Duration.ofSeconds(5)).build());
+        this.store = store;
+        this.history = new PrintWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8));
+        // Open the client's pub/sub connection now, by waiting once, so that the run's connection count (sampled
+        // at 30 % of the workload and at its end) does not see it appear mid-run.
+        // Best effort: the leak check allows a connection more.
+        try (LockClient other = LockClient.create(LockTarget.configure(spec)
+                .defaultLease(lease).commandTimeout(Duration.ofSeconds(5)).build());
+             Lease warm = other.lock("admin-warm-up").tryAcquire(Duration.ofSeconds(5)).orElseThrow()) {
+            client.lock("admin-warm-up").tryAcquire(Duration.ofMillis(50));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (dev.warden.LockException e) {
+            System.out.println("admin: warm-up failed, going on: " + e);
+        }
+    }
+
+    /** Forces {@code name} free, takes it (waiting up to 2 s), runs {@code then}, holds it {@link #HOLD}, releases. */
+    void forceAndHold(String name, Then then) throws IOException, InterruptedException {
+        long f0 = System.nanoTime();
+        OptionalLong removed = client.lock(name).forceRelease();
+        long f1 = System.nanoTime();
+        // -1: nobody was removed (the lock was free by then); 0: a holder without a token yet.
+        history.printf("FORCE %s %d %d %d%n", name, f0, f1, removed.isPresent() ? removed.getAsLong() : -1);
+        String op = "admin.0:" + seq++;
+        long t0 = System.nanoTime();
+        Optional<Lease> got = client.lock(name).tryAcquire(Duration.ofSeconds(2));
+        long t1 = System.nanoTime();
+        if (got.isEmpty()) {
+            history.printf("TIMEOUT %s %s %d %d%n", op, name, t0, t1);
+            then.run();
+            return;
+        }
+        LocksUnderTest.Held held = WardenLocks.held(got.get());
+        long validAtAcquire = held.validUntil();
+        long fence = held.fence();
+        long w1 = System.nanoTime();
+        boolean first = store.write(name, fence, op + "a");
+        long w1e = System.nanoTime();
+        then.run();
+        TimeUnit.MILLISECONDS.sleep(HOLD.toMillis());
+        long w2 = System.nanoTime();
+        boolean second = store.write(name, fence, op + "b");
+        long w2e = System.nanoTime();
+        long validUntil = held.validUntil();
+        long r0 = System.nanoTime();
+        boolean released = held.release();
+        long r1 = System.nanoTime();
+        history.printf("ACQ %s %s %d %d %d %d %d %s %d %d %s %d %d %d %s %d %d%n", op, name, fence, t0, t1, w1, w1e,
+                first, w2, w2e, second, validUntil, r0, r1, released, held.lostAt(), validAtAcquire);
+    }
+
+    @Override
+    public void close() {
+        history.close();
+        client.close();
+    }
+}

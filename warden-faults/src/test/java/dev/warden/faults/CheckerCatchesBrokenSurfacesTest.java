@@ -1,0 +1,61 @@
+package dev.warden.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The checker can fail on the other doors too (issue #39): each surface's mutant, modelling an old behaviour, is
+ * caught. Each run is short (10 s of workload: faults from 2 s to 4 s before the end), three workers of four threads,
+ * worker 0 a reference of plain leases whose intervals the mutant's claims meet.
+ */
+class CheckerCatchesBrokenSurfacesTest {
+    static final int SECONDS = Integer.getInteger("faults.mutant.seconds", 10);
+
+    @TempDir
+    Path dir;
+
+    private FaultRun.Report run(String name, List<Fault> faults, String kind) throws Exception {
+        FaultRun.Report report = new FaultRun(new FaultRun.Plan(name, faults, SECONDS, 3, 4, FaultSuiteIT.LEASE, 20,
+                FaultSuiteIT.NAMES, kind, "single")).run(dir);
+        System.out.println(report.summary() + " " + report.counts());
+        report.violations().stream().limit(5).forEach(v -> System.out.println("  " + v));
+        if (!faults.isEmpty()) {
+            // Not caught because no fault could be injected would say nothing about the checker.
+            assertThat(report.faults()).as(report.summary()).isPositive();
+        }
+        return report;
+    }
+
+    /**
+     * A {@code Lock} view that trusts its hold count: after an administrator forced its lock free and took it, the
+     * view's reentrant {@code tryLock()} still says "held".
+     */
+    @Test
+    void aViewThatTrustsItsHoldCountIsCaught() throws Exception {
+        FaultRun.Report report = run("mutant-aslock", List.of(Fault.FORCE_RELEASE), "aslock-trusting");
+        assertThat(report.violations()).as(report.summary())
+                .anyMatch(v -> v.startsWith("mutual exclusion") && v.contains("reentrant acquire"));
+    }
+
+    /**
+     * A registry that ignores its scheduler (its leases are never renewed) and trusts its local count on reentry:
+     * its reentrant {@code tryLock()} says "held" after its lease was forced off or ran out.
+     */
+    @Test
+    void aRegistryThatIgnoresItsSchedulerAndTrustsItsCountIsCaught() throws Exception {
+        FaultRun.Report report = run("mutant-registry", List.of(Fault.FORCE_RELEASE), "registry-trusting");
+        assertThat(report.violations()).as(report.summary())
+                .anyMatch(v -> v.startsWith("mutual exclusion") && v.contains("reentrant acquire"));
+    }
+
+    /** A multi-lock whose empty result comes back before its give-back finished (in the background). */
+    @Test
+    void aMultiLockThatGivesBackInTheBackgroundIsCaught() throws Exception {
+        FaultRun.Report report = run("mutant-multi", List.of(), "multi-background");
+        assertThat(report.violations()).as(report.summary()).anyMatch(v -> v.startsWith("multi-lock"));
+    }
+}
