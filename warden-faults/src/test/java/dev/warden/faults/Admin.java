@@ -56,7 +56,7 @@ final class Admin implements AutoCloseable {
         long f0 = System.nanoTime();
         OptionalLong removed = client.lock(name).forceRelease();
         long f1 = System.nanoTime();
-        // -1: nobody was removed (the lock was free by then); 0: a holder without a token yet.
+        // -1: nobody was removed (the lock was free by then); a holder without a token yet gets one issued.
         history.printf("FORCE %s %d %d %d%n", name, f0, f1, removed.isPresent() ? removed.getAsLong() : -1);
         String op = "admin.0:" + seq++;
         long t0 = System.nanoTime();

@@ -99,16 +99,18 @@ final class Checker {
     /**
      * The acquisitions, with the valid interval of each holder that an administrator's forceRelease removed ended
      * at the forceRelease's start: the holder is not told at once, but it no longer holds the lock. The holder is
-     * the one with the token the forceRelease returned, or, where it returned 0 (no token asked for yet), any whose
-     * interval spans the forceRelease.
+     * the one with the token the forceRelease returned, or, where that token is no acquisition's (a holder that had
+     * not asked for one gets it issued by the forceRelease itself), any whose interval spans the forceRelease.
      */
     private List<Acquisition> forced(History history) {
         List<Acquisition> all = new ArrayList<>(history.acquisitions.size());
+        java.util.Set<Long> tokens = new java.util.HashSet<>();
+        history.acquisitions.forEach(a -> tokens.add(a.fence()));
         for (Acquisition a : history.acquisitions) {
             long end = a.validEnd();
             for (History.Force f : history.forces) {
                 if (f.name().equals(a.name()) && a.acquired() - f.end() < 0 && end - f.start() > 0
-                        && (f.token() == 0 || f.token() == a.fence())) {
+                        && (f.token() == a.fence() || !tokens.contains(f.token()))) {
                     count("holders removed by forceRelease");
                     end = f.start();
                 }

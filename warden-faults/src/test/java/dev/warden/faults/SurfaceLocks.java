@@ -279,11 +279,11 @@ final class SurfaceLocks {
             if (background) {
                 return BackgroundMultiLock.acquire(client(), names, wait);
             }
-            Optional<Lease> got = client().multiLock(names).tryAcquire(wait);
+            Optional<MultiLease> got = client().multiLock(names).tryAcquire(wait);
             if (got.isEmpty()) {
                 return null;
             }
-            MultiLease multi = (MultiLease) got.get();
+            MultiLease multi = got.get();
             Held leased = WardenLocks.held(multi);
             return new Held() {
                 @Override
