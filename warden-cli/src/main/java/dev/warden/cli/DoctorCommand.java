@@ -2,6 +2,7 @@ package dev.warden.cli;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
@@ -54,7 +55,7 @@ final class DoctorCommand implements Callable<Integer> {
     Duration maxClockOffset;
 
     @Option(names = "--samples", paramLabel = "N", defaultValue = "5",
-            description = "PING and TIME round trips to measure (default: ${DEFAULT-VALUE})")
+            description = "TIME round trips to measure (default: ${DEFAULT-VALUE})")
     int samples;
 
     @Option(names = "--json", description = "print the report as JSON")
@@ -112,8 +113,11 @@ final class DoctorCommand implements Callable<Integer> {
             }
             DoctorReport report;
             try (connection) {
-                report = new DoctorProbe(connection, () -> client.connectPubSub(StringCodec.UTF8, uri), options)
-                        .run();
+                // Who the doctor is connected as, where ACL WHOAMI is refused (as by docs/acl.md's rule): the
+                // URI's user, else the one a password alone (or nothing) logs in as.
+                String user = user(uri);
+                report = new DoctorProbe(connection, () -> client.connectPubSub(StringCodec.UTF8, uri), options,
+                        user).run();
             }
             var out = spec.commandLine().getOut();
             out.print(json ? DoctorJson.render(report) : DoctorText.render(report));
@@ -121,6 +125,17 @@ final class DoctorCommand implements Callable<Integer> {
             return report.exitCode();
         } finally {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    /** The URI's user, else {@code default}: whom a password alone, or no credentials, log in as. */
+    private static String user(RedisURI uri) {
+        try {
+            RedisCredentials credentials = uri.getCredentialsProvider().resolveCredentials()
+                    .block(Duration.ofSeconds(1));
+            return credentials != null && credentials.hasUsername() ? credentials.getUsername() : "default";
+        } catch (RuntimeException e) {
+            return "default";
         }
     }
 
