@@ -6,13 +6,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * The options every command takes: which Redis, which key prefix, how long a Redis command may take, and
- * {@code --help}, which prints the command's own help (before its required arguments are checked).
+ * {@code --help}, which prints the command's own help (before its required arguments are checked). What only some
+ * commands use is in {@link TopologyOptions} and {@link ReplicaOptions}, so that each command lists only what does
+ * something for it.
  */
 final class CommonOptions {
+    @Spec(Spec.Target.MIXEE)
+    CommandSpec spec;
+
     @Option(names = "--redis", paramLabel = "URI", defaultValue = "${env:WARDEN_REDIS:-redis://127.0.0.1:6379}",
             description = "Redis server URI (default: $WARDEN_REDIS, else ${DEFAULT-VALUE}); "
                     + "redis:// or rediss://, user:password@, /db")
@@ -23,27 +30,11 @@ final class CommonOptions {
     String prefix;
 
     @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "3s", converter = Durations.class,
-            description = "how long one Redis command may take (default: ${DEFAULT-VALUE})")
+            description = "how long one Redis command may take, at most 24h (default: ${DEFAULT-VALUE})")
     Duration timeout;
 
     @Option(names = {"-v", "--verbose"}, description = "show stack traces and library warnings")
     boolean verbose;
-
-    @Option(names = "--cluster", description = "--redis names a Redis Cluster: one or more seed URIs, comma-separated")
-    boolean cluster;
-
-    @Option(names = "--quorum", description = "--redis names three or more independent servers, comma-separated, "
-            + "for a quorum lock (Redlock)")
-    boolean quorum;
-
-    @Option(names = "--replica-acks", paramLabel = "K", defaultValue = "0", description = "every grant and renewal "
-            + "must be acknowledged by K replicas (Redis WAIT), or the acquire fails (default: ${DEFAULT-VALUE})")
-    int replicaAcks;
-
-    @Option(names = "--replica-ack-timeout", paramLabel = "DURATION", defaultValue = "500ms",
-            converter = Durations.class, description = "how long to wait for the replicas' acknowledgements; "
-            + "shorter than --timeout (default: ${DEFAULT-VALUE})")
-    Duration replicaAckTimeout;
 
     @Option(names = "--password-file", paramLabel = "FILE", description = "read the password from the first line "
             + "of this file (else $WARDEN_PASSWORD), for servers whose URI has none; keeps it off the command line")
@@ -65,11 +56,22 @@ final class CommonOptions {
     boolean help;
 
     /**
-     * Builds the client configuration: {@code --redis} as one server (or a Sentinel URI), the seeds of a cluster
-     * ({@code --cluster}), or a quorum's servers ({@code --quorum}); a bad value throws
-     * {@link IllegalArgumentException} naming it.
+     * Checks the options that need no connection ({@code --timeout}); a bad value is a usage error naming it.
      */
-    LockConfig.Builder config() {
+    void check() {
+        Durations.check(spec, "--timeout", timeout, Durations.MIN_LEASE, Durations.MAX);
+    }
+
+    /**
+     * Builds the client configuration for {@code --redis} as one server (or a Sentinel URI), the seeds of a cluster
+     * ({@code --cluster}), or a quorum's servers ({@code --quorum}); a bad value throws a usage error naming it.
+     *
+     * @param topology the command's {@code --cluster} and {@code --quorum}, or null where it has none
+     */
+    LockConfig.Builder config(TopologyOptions topology) {
+        check();
+        boolean cluster = topology != null && topology.cluster;
+        boolean quorum = topology != null && topology.quorum;
         if (cluster && quorum) {
             throw new IllegalArgumentException("--cluster and --quorum exclude each other");
         }
@@ -81,9 +83,6 @@ final class CommonOptions {
             builder.quorum(uris);
         } else {
             builder.redisUri(redis);
-        }
-        if (replicaAcks != 0) {
-            builder.replicaAcks(replicaAcks, replicaAckTimeout);
         }
         return builder;
     }

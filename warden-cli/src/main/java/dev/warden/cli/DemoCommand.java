@@ -40,6 +40,13 @@ final class DemoCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
+    /** Not listed: the demo runs on one server; given, they say so. */
+    @Option(names = "--cluster", hidden = true)
+    boolean cluster;
+
+    @Option(names = "--quorum", hidden = true)
+    boolean quorum;
+
     @Option(names = "--clients", defaultValue = "100", description = "competing clients (default: ${DEFAULT-VALUE})")
     int clients;
 
@@ -51,12 +58,12 @@ final class DemoCommand implements Callable<Integer> {
     int processes;
 
     @Option(names = "--wait", defaultValue = "60s", converter = Durations.class,
-            description = "how long each client waits for the lock (default: ${DEFAULT-VALUE})")
+            description = "how long each client waits for the lock, at most 24h (default: ${DEFAULT-VALUE})")
     Duration wait;
 
     @Option(names = "--steady", defaultValue = "3s", converter = Durations.class,
             description = "after the contest, how long two threads per process hand a lock to each other as fast "
-                    + "as they can, to measure the lock's own handoff rate and latency; 0 skips it "
+                    + "as they can, to measure the lock's own handoff rate and latency; 0 skips it; at most 24h "
                     + "(default: ${DEFAULT-VALUE})")
     Duration steady;
 
@@ -69,9 +76,13 @@ final class DemoCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--clients and --processes must be at least 1 and --prizes at least 0: "
                     + clients + ", " + processes + ", " + prizes);
         }
-        if (common.cluster || common.quorum) {
-            throw new IllegalArgumentException("the demo runs on one Redis server: --cluster and --quorum do not apply");
+        if (cluster || quorum) {
+            throw new IllegalArgumentException("the demo runs on one Redis server: --cluster and --quorum do not "
+                    + "apply");
         }
+        Durations.check(spec, "--wait", wait, Duration.ZERO, Durations.MAX);
+        Durations.check(spec, "--steady", steady, Duration.ZERO, Durations.MAX);
+        common.check();
         processes = Math.min(processes, clients);
         boolean embedded = !spec.commandLine().getParseResult().hasMatchedOption("--redis")
                 && System.getenv("WARDEN_REDIS") == null;

@@ -64,7 +64,7 @@ final class DemoWorker implements Callable<Integer> {
         RedisURI uri = RedisURI.create(common.redis);
         uri.setTimeout(common.timeout);
         RedisClient dataClient = RedisClient.create(uri);
-        try (LockClient locks = LockClient.create(common.config().build());
+        try (LockClient locks = LockClient.create(common.config(null).build());
              StatefulRedisConnection<String, String> data = dataClient.connect()) {
             DistributedLock lock = locks.lock(keys.lockName());
             RedisCommands<String, String> redis = data.sync();

@@ -2,6 +2,7 @@ package dev.warden.cli;
 
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
@@ -28,6 +29,18 @@ final class DoctorCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
+    @Option(names = "--replica-acks", paramLabel = "K", defaultValue = "0", description = "the replica "
+            + "acknowledgements your clients require (LockConfig.replicaAcks): what the replicas found are checked "
+            + "against (default: ${DEFAULT-VALUE})")
+    int replicaAcks;
+
+    /** Not listed: the doctor checks one server, and finds a cluster by itself; given, they say so. */
+    @Option(names = "--cluster", hidden = true)
+    boolean cluster;
+
+    @Option(names = "--quorum", hidden = true)
+    boolean quorum;
+
     @Option(names = "--durability", paramLabel = "NEED", defaultValue = "restart",
             converter = DurabilityConverter.class,
             description = "what locks must survive: none (a restart may lose them), restart (a restart or crash of "
@@ -37,12 +50,12 @@ final class DoctorCommand implements Callable<Integer> {
 
 
     @Option(names = "--max-clock-offset", paramLabel = "DURATION", defaultValue = "1s", converter = Durations.class,
-            description = "warn when the server's clock differs from this machine's by more (default: "
-                    + "${DEFAULT-VALUE})")
+            description = "warn when the server's clock differs from this machine's by more, at most 24h "
+                    + "(default: ${DEFAULT-VALUE})")
     Duration maxClockOffset;
 
     @Option(names = "--samples", paramLabel = "N", defaultValue = "5",
-            description = "PING and TIME round trips to measure (default: ${DEFAULT-VALUE})")
+            description = "TIME round trips to measure (default: ${DEFAULT-VALUE})")
     int samples;
 
     @Option(names = "--json", description = "print the report as JSON")
@@ -61,26 +74,24 @@ final class DoctorCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (common.replicaAcks < 0) {
-            throw new IllegalArgumentException("--replica-acks must not be negative: " + common.replicaAcks);
+        if (replicaAcks < 0) {
+            throw new IllegalArgumentException("--replica-acks must not be negative: " + replicaAcks);
         }
-        if (common.cluster || common.quorum) {
+        if (cluster || quorum) {
             throw new IllegalArgumentException("doctor checks one server at a time (it finds a cluster's topology "
                     + "itself): --cluster and --quorum do not apply");
         }
         if (samples < 1 || samples > 1000) {
             throw new IllegalArgumentException("--samples must be from 1 to 1000: " + samples);
         }
-        if (maxClockOffset.isNegative()) {
-            throw new IllegalArgumentException("--max-clock-offset must not be negative: " + maxClockOffset);
-        }
+        Durations.check(spec, "--max-clock-offset", maxClockOffset, Duration.ZERO, Durations.MAX);
         // Validates the URI, prefix and timeout as every other command does (IllegalArgumentException: usage).
-        var config = common.config().build();
+        var config = common.config(null).build();
         RedisURI uri = RedisURI.create(common.redis);
         uri.setTimeout(common.timeout);
         DoctorOptions options = new DoctorOptions(config.redisUriForDisplay(),
                 Optional.ofNullable(uri.getSentinelMasterId()), common.prefix, common.timeout, durability,
-                common.replicaAcks, maxClockOffset, samples);
+                replicaAcks, maxClockOffset, samples);
         RedisClient client = RedisClient.create();
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(false)
@@ -102,8 +113,11 @@ final class DoctorCommand implements Callable<Integer> {
             }
             DoctorReport report;
             try (connection) {
-                report = new DoctorProbe(connection, () -> client.connectPubSub(StringCodec.UTF8, uri), options)
-                        .run();
+                // Who the doctor is connected as, where ACL WHOAMI is refused (as by docs/acl.md's rule): the
+                // URI's user, else the one a password alone (or nothing) logs in as.
+                String user = user(uri);
+                report = new DoctorProbe(connection, () -> client.connectPubSub(StringCodec.UTF8, uri), options,
+                        user).run();
             }
             var out = spec.commandLine().getOut();
             out.print(json ? DoctorJson.render(report) : DoctorText.render(report));
@@ -111,6 +125,17 @@ final class DoctorCommand implements Callable<Integer> {
             return report.exitCode();
         } finally {
             client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    /** The URI's user, else {@code default}: whom a password alone, or no credentials, log in as. */
+    private static String user(RedisURI uri) {
+        try {
+            RedisCredentials credentials = uri.getCredentialsProvider().resolveCredentials()
+                    .block(Duration.ofSeconds(1));
+            return credentials != null && credentials.hasUsername() ? credentials.getUsername() : "default";
+        } catch (RuntimeException e) {
+            return "default";
         }
     }
 

@@ -65,17 +65,21 @@ final class DoctorProbe {
     private final RedisCommands<String, String> redis;
     private final Supplier<StatefulRedisPubSubConnection<String, String>> pubSub;
     private final DoctorOptions options;
+    private final String user;
 
     /**
      * @param redis   commands on the server under test
      * @param pubSub  opens a pub/sub connection to the same server, for the subscribe trial
      * @param options what the user needs
+     * @param user    who the connection logged in as, as far as the URI says: named where {@code ACL WHOAMI} is
+     *                refused
      */
     DoctorProbe(StatefulRedisConnection<String, String> redis,
-                Supplier<StatefulRedisPubSubConnection<String, String>> pubSub, DoctorOptions options) {
+                Supplier<StatefulRedisPubSubConnection<String, String>> pubSub, DoctorOptions options, String user) {
         this.redis = redis.sync();
         this.pubSub = pubSub;
         this.options = options;
+        this.user = user;
     }
 
     /** The answer to one command: its value, or the server's (or the client's) error. */
@@ -207,37 +211,44 @@ final class DoctorProbe {
         return PersistenceCheck.evaluate(options.durability(), aof.get(), config.save, config.appendfsync);
     }
 
+    /**
+     * The clock and the round trip, from {@code TIME}: Warden's scripts call it, so a user that may take locks may
+     * send it (docs/acl.md's rule grants it, and not PING). Where TIME is refused, the round trip of a PING.
+     */
     private List<Finding> clockAndLatency() {
         List<ClockCheck.Sample> clock = new ArrayList<>();
+        long[] trips = new long[options.samples()];
+        for (int i = 0; i < options.samples(); i++) {
+            long start = System.nanoTime();
+            long sent = micros(Instant.now());
+            Outcome<List<String>> time = attempt(redis::time);
+            long received = micros(Instant.now());
+            trips[i] = System.nanoTime() - start;
+            if (!time.ok()) {
+                return List.of(Finding.unchecked(ClockCheck.CODE, "TIME failed: " + time.error(),
+                        "the clocks were not compared; Warden's scripts read TIME too (see ACL)",
+                        "allow TIME for this user"), pingLatency("TIME failed: " + time.error()));
+            }
+            long server = Long.parseLong(time.value().get(0)) * 1_000_000 + Long.parseLong(time.value().get(1));
+            clock.add(new ClockCheck.Sample(sent, server, received));
+        }
+        return List.of(ClockCheck.evaluate(clock, options.maxClockOffset()),
+                LatencyCheck.evaluate("TIME", trips, options.timeout()));
+    }
+
+    /** The round trip of PING, where TIME was refused ({@code why}). */
+    private Finding pingLatency(String why) {
         long[] pings = new long[options.samples()];
         for (int i = 0; i < options.samples(); i++) {
             long start = System.nanoTime();
             Outcome<String> pong = attempt(redis::ping);
             pings[i] = System.nanoTime() - start;
             if (!pong.ok()) {
-                String why = "PING failed: " + pong.error();
-                return List.of(Finding.unchecked(ClockCheck.CODE, why, "the clocks were not compared",
-                        "check the connection"), Finding.unchecked(LatencyCheck.CODE, why,
-                        "the round trip is unknown", "check the connection"));
+                return Finding.unchecked(LatencyCheck.CODE, why + "; PING failed: " + pong.error(),
+                        "the round trip is unknown", "allow TIME for this user, or check the connection");
             }
-            long sent = micros(Instant.now());
-            Outcome<List<String>> time = attempt(redis::time);
-            long received = micros(Instant.now());
-            if (!time.ok()) {
-                return List.of(Finding.unchecked(ClockCheck.CODE, "TIME failed: " + time.error(),
-                        "the clocks were not compared; Warden's scripts read TIME too (see ACL)",
-                        "allow TIME for this user"), latency(pings, i + 1));
-            }
-            long server = Long.parseLong(time.value().get(0)) * 1_000_000 + Long.parseLong(time.value().get(1));
-            clock.add(new ClockCheck.Sample(sent, server, received));
         }
-        return List.of(ClockCheck.evaluate(clock, options.maxClockOffset()), latency(pings, pings.length));
-    }
-
-    private Finding latency(long[] pings, int count) {
-        long[] taken = new long[count];
-        System.arraycopy(pings, 0, taken, 0, count);
-        return LatencyCheck.evaluate(taken, options.timeout());
+        return LatencyCheck.evaluate("PING", pings, options.timeout());
     }
 
     private static long micros(Instant instant) {
@@ -284,7 +295,7 @@ final class DoctorProbe {
         // MATCH a pattern no key has: the trial reads one page of key names, none of them.
         trials.add(trial("SCAN", false, "listing locks (warden locks)", attempt(() -> redis.scan(
                 ScanArgs.Builder.matches(key + ":no-such-key").limit(1)))));
-        return AclCheck.evaluate(whoami.ok() ? whoami.value() : "USER", options.prefix(), merged(trials));
+        return AclCheck.evaluate(whoami.ok() ? whoami.value() : user, options.prefix(), merged(trials));
     }
 
     /** One trial per command: the scripts call some commands more than once; the first refusal counts. */

@@ -26,7 +26,11 @@ final class InspectCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
-    @Parameters(index = "0", paramLabel = "NAME", description = "the lock's name")
+    @Mixin
+    TopologyOptions topology;
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "the lock's name, as given to run or the "
+            + "library: every character is plain (no glob)")
     String name;
 
     @Spec
@@ -34,7 +38,7 @@ final class InspectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try (LockClient client = LockClient.create(common.config().build())) {
+        try (LockClient client = LockClient.create(common.config(topology).build())) {
             LockInfo info = client.lock(name).inspect();
             var out = spec.commandLine().getOut();
             out.println("lock:          " + info.name());
@@ -49,7 +53,7 @@ final class InspectCommand implements Callable<Integer> {
             list(out, info.waiting(), info.waiters());
             out.println("longest wait:  " + info.longestWait().map(LocksView::duration).orElse("-"));
             // A quorum has locks only.
-            if (!common.quorum) {
+            if (!topology.quorum) {
                 ReadWriteLockInfo readWrite = client.readWriteLock(name).inspect();
                 if (readWrite.writeLocked() || readWrite.readers() > 0 || readWrite.waiters() > 0
                         || readWrite.lastFencingToken() > 0) {

@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 
-/** The round trip of a {@code PING}: every lock operation costs at least one. */
+/**
+ * The round trip of a trivial command ({@code TIME}, else {@code PING}): every lock operation costs at least one.
+ */
 final class LatencyCheck {
     static final String CODE = "LATENCY";
     /** The median round trip above which the doctor warns. */
@@ -14,17 +16,18 @@ final class LatencyCheck {
     }
 
     /**
-     * @param roundTripNanos at least one PING round trip, in ns
+     * @param command        the command timed, such as TIME
+     * @param roundTripNanos at least one round trip, in ns
      * @param timeout        the command timeout the clients use
      * @return the finding
      */
-    static Finding evaluate(long[] roundTripNanos, Duration timeout) {
+    static Finding evaluate(String command, long[] roundTripNanos, Duration timeout) {
         long[] sorted = roundTripNanos.clone();
         Arrays.sort(sorted);
         long p50 = sorted[(sorted.length - 1) / 2];
         long max = sorted[sorted.length - 1];
-        String observed = String.format(Locale.ROOT, "PING round trip p50 %.3f ms, max %.3f ms over %d samples",
-                p50 / 1e6, max / 1e6, sorted.length);
+        String observed = String.format(Locale.ROOT, "%s round trip p50 %.3f ms, max %.3f ms over %d samples",
+                command, p50 / 1e6, max / 1e6, sorted.length);
         if (max * 2 > timeout.toNanos()) {
             return Finding.warn(CODE, observed, "a round trip took more than half the command timeout ("
                     + Durations.format(timeout) + "): commands may time out, and then fail loudly",

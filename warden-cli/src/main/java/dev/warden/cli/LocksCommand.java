@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -42,10 +43,18 @@ final class LocksCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
+    @Mixin
+    TopologyOptions topology;
+
     @Parameters(index = "0", arity = "0..1", paramLabel = "PATTERN", defaultValue = "*",
             description = "a glob over lock names (not keys): * any run of characters, ? one character, [a-z] one "
-                    + "of a set, \\ makes the next character plain; braces are plain characters (default: *)")
+                    + "of a set, \\ makes the next character plain (so 'orders:\\*' is the name orders:*); braces "
+                    + "are plain characters (default: *)")
     String pattern;
+
+    @Option(names = "--literal", description = "PATTERN is a lock's name, matched exactly: * ? [ and \\ in it are "
+            + "plain characters, as lock names may have them")
+    boolean literal;
 
     @Option(names = "--json", description = "print each listing as one line of JSON")
     boolean json;
@@ -71,8 +80,9 @@ final class LocksCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        if (interval.compareTo(MIN_INTERVAL) < 0 || interval.compareTo(MAX_INTERVAL) > 0) {
-            throw new IllegalArgumentException("--interval must be from 200ms to 1h: " + Durations.format(interval));
+        Durations.check(spec, "--interval", interval, MIN_INTERVAL, MAX_INTERVAL);
+        if (literal && !spec.commandLine().getParseResult().hasMatchedPositional(0)) {
+            throw new ParameterException(spec.commandLine(), "--literal needs the PATTERN, a lock's name");
         }
         if (count != null && (!watch || count < 1)) {
             throw new IllegalArgumentException(watch ? "--count must be at least 1: " + count
@@ -81,7 +91,7 @@ final class LocksCommand implements Callable<Integer> {
         if (limit < 1 || limit > MAX_LIMIT) {
             throw new IllegalArgumentException("--limit must be from 1 to " + MAX_LIMIT + ": " + limit);
         }
-        LockConfig config = common.config().build();
+        LockConfig config = common.config(topology).build();
         PrintWriter out = spec.commandLine().getOut();
         // A terminal shows one view redrawn in place; anything else (a pipe, a file) gets a listing after another.
         boolean terminal = watch && !json && System.console() != null;
@@ -116,19 +126,36 @@ final class LocksCommand implements Callable<Integer> {
         Instant at = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         long start = System.nanoTime();
         List<LocksView.Row> rows = new ArrayList<>();
-        List<LockInfo> locks = client.locks(pattern, limit);
+        String glob = glob();
+        List<LockInfo> locks = client.locks(glob, limit);
         locks.forEach(info -> rows.add(LocksView.Row.of(info)));
         boolean limitReached = locks.size() >= limit;
         // A quorum has locks only.
-        if (!common.quorum) {
-            List<ReadWriteLockInfo> readWriteLocks = client.readWriteLocks(pattern, limit);
+        if (!topology.quorum) {
+            List<ReadWriteLockInfo> readWriteLocks = client.readWriteLocks(glob, limit);
             readWriteLocks.forEach(info -> rows.add(LocksView.Row.of(info)));
-            List<SemaphoreInfo> semaphores = client.semaphores(pattern, limit);
+            List<SemaphoreInfo> semaphores = client.semaphores(glob, limit);
             semaphores.forEach(info -> rows.add(LocksView.Row.of(info)));
             limitReached |= readWriteLocks.size() >= limit || semaphores.size() >= limit;
         }
-        return new LocksView.Listing(common.prefix, pattern, rows, limitReached,
+        return new LocksView.Listing(common.prefix, glob, rows, limitReached,
                 Duration.ofNanos(System.nanoTime() - start), at);
+    }
+
+    /** The glob to list: PATTERN, or with {@code --literal} the name PATTERN with its glob characters escaped. */
+    String glob() {
+        if (!literal) {
+            return pattern;
+        }
+        StringBuilder glob = new StringBuilder(pattern.length() + 8);
+        for (int i = 0; i < pattern.length(); i++) {
+            char c = pattern.charAt(i);
+            if (c == '*' || c == '?' || c == '[' || c == '\\') {
+                glob.append('\\');
+            }
+            glob.append(c);
+        }
+        return glob.toString();
     }
 
     /** The terminal's size, read with {@code stty size} from the terminal itself. */

@@ -42,7 +42,8 @@ public final class Main {
         cli.setParameterExceptionHandler((ex, args) -> {
             PrintWriter err = ex.getCommandLine().getErr();
             err.println("warden: " + ex.getMessage());
-            err.println("Try 'warden " + ex.getCommandLine().getCommandName() + " --help'.");
+            // "warden run", or "warden" itself: the name of the command whose help tells what went wrong.
+            err.println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
             return ExitCodes.USAGE;
         });
         return cli;

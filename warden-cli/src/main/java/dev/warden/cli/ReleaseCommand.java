@@ -17,7 +17,11 @@ final class ReleaseCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
-    @Parameters(index = "0", paramLabel = "NAME", description = "the lock's name")
+    @Mixin
+    TopologyOptions topology;
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "the lock's name, as given to run or the "
+            + "library: every character is plain (no glob)")
     String name;
 
     @Option(names = "--force", description = "required: confirms that another process's lock may be removed")
@@ -31,7 +35,7 @@ final class ReleaseCommand implements Callable<Integer> {
         if (!force) {
             throw new IllegalArgumentException("release removes whoever holds '" + name + "': add --force to confirm");
         }
-        try (LockClient client = LockClient.create(common.config().build())) {
+        try (LockClient client = LockClient.create(common.config(topology).build())) {
             OptionalLong removed = client.lock(name).forceRelease();
             var out = spec.commandLine().getOut();
             if (removed.isPresent()) {

@@ -3,6 +3,7 @@ package dev.warden.cli;
 import dev.warden.Lease;
 import dev.warden.LeaseLostException;
 import dev.warden.LockClient;
+import dev.warden.LockConfig;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -33,7 +34,14 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
-    @Parameters(index = "0", paramLabel = "NAME", description = "the lock's name")
+    @Mixin
+    TopologyOptions topology;
+
+    @Mixin
+    ReplicaOptions replicas;
+
+    @Parameters(index = "0", paramLabel = "NAME", description = "the lock's name: any characters, up to "
+            + LockClient.MAX_NAME_LENGTH + "; * ? [ and \\ are plain characters in a name (see warden locks --literal)")
     String name;
 
     @Parameters(index = "1..*", arity = "1..*", paramLabel = "CMD",
@@ -41,17 +49,18 @@ final class RunCommand implements Callable<Integer> {
     List<String> command;
 
     @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "0", converter = Durations.class,
-            description = "how long to wait for the lock (default: fail at once)")
+            description = "how long to wait for the lock, at most 24h (default: fail at once)")
     Duration wait;
 
     @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "30s", converter = Durations.class,
-            description = "the lease, renewed by the watchdog every third of it while the command runs "
-                    + "(default: ${DEFAULT-VALUE})")
+            description = "the lease, renewed by the watchdog every third of it while the command runs: how "
+                    + "long the lock outlives a warden that dies without releasing it; at most 24h, the day Redis "
+                    + "keeps a free lock's fencing counter (default: ${DEFAULT-VALUE})")
     Duration lease;
 
     @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "10s", converter = Durations.class,
-            description = "after a lost lease, how long the command has between SIGTERM and SIGKILL "
-                    + "(default: ${DEFAULT-VALUE})")
+            description = "after a lost lease, how long the command has between SIGTERM and SIGKILL, at most "
+                    + "24h (default: ${DEFAULT-VALUE})")
     Duration grace;
 
     @Option(names = "--fair", description = "fair mode: strictly first come first served, even when a holder "
@@ -79,8 +88,11 @@ final class RunCommand implements Callable<Integer> {
 
     private SignalRelay signals;
 
-    /** What this run takes, checked before anything connects. */
+    /** What this run takes, checked before anything connects; and its durations. */
     private String checkKind() {
+        Durations.check(spec, "--wait", wait, Duration.ZERO, Durations.MAX);
+        Durations.check(spec, "--lease", lease, Durations.MIN_LEASE, Durations.MAX);
+        Durations.check(spec, "--grace", grace, Duration.ZERO, Durations.MAX);
         int kinds = (read ? 1 : 0) + (write ? 1 : 0) + (permits != null || of != null ? 1 : 0);
         if (kinds > 1) {
             throw new ParameterException(spec.commandLine(), "--read, --write and --permits/--of exclude each other");
@@ -120,12 +132,14 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         String what = checkKind();
+        LockConfig config = replicas.apply(common.config(topology), common.timeout).defaultLease(lease).fair(fair)
+                .build();
         PrintWriter err = spec.commandLine().getErr();
         // Handlers first: a signal that arrives while waiting for the lock or starting the command is not lost.
         signals = new SignalRelay(Thread.currentThread());
         handle("INT");
         handle("TERM");
-        try (LockClient client = LockClient.create(common.config().defaultLease(lease).fair(fair).build())) {
+        try (LockClient client = LockClient.create(config)) {
             Optional<Lease> acquired;
             try {
                 acquired = acquire(client);

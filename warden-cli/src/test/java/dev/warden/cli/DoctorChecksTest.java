@@ -162,12 +162,12 @@ class DoctorChecksTest {
     @Test
     void latencyIsReportedAsMedianAndMaximum() {
         Duration timeout = Duration.ofSeconds(3);
-        Finding fast = LatencyCheck.evaluate(new long[] {300_000, 200_000, 900_000}, timeout);
+        Finding fast = LatencyCheck.evaluate("TIME", new long[] {300_000, 200_000, 900_000}, timeout);
         assertThat(fast.severity()).isEqualTo(Severity.OK);
-        assertThat(fast.observed()).isEqualTo("PING round trip p50 0.300 ms, max 0.900 ms over 3 samples");
-        assertThat(LatencyCheck.evaluate(new long[] {80_000_000, 90_000_000, 70_000_000}, timeout).severity())
+        assertThat(fast.observed()).isEqualTo("TIME round trip p50 0.300 ms, max 0.900 ms over 3 samples");
+        assertThat(LatencyCheck.evaluate("TIME", new long[] {80_000_000, 90_000_000, 70_000_000}, timeout).severity())
                 .isEqualTo(Severity.WARN);
-        Finding nearTimeout = LatencyCheck.evaluate(new long[] {1_000_000, 1_600_000_000L}, timeout);
+        Finding nearTimeout = LatencyCheck.evaluate("TIME", new long[] {1_000_000, 1_600_000_000L}, timeout);
         assertThat(nearTimeout.severity()).isEqualTo(Severity.WARN);
         assertThat(nearTimeout.meaning()).contains("command timeout");
     }

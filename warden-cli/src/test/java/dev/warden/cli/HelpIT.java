@@ -2,7 +2,9 @@ package dev.warden.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** Each command prints its own help on {@code --help}, before its required arguments are checked. */
@@ -19,6 +21,47 @@ class HelpIT {
             assertThat(result.err()).as("%s", command).isEmpty();
         }
         assertThat(Cli.run("run", "--help").out()).contains("--wait=DURATION").contains("NAME").contains("CMD");
+    }
+
+    @Test
+    void eachCommandListsOnlyTheOptionsThatDoSomethingForIt() throws Exception {
+        Map<String, List<String>> listed = new LinkedHashMap<>();
+        Map<String, List<String>> notListed = new LinkedHashMap<>();
+        listed.put("run", List.of("--replica-acks=K", "--replica-ack-timeout=DURATION", "--cluster", "--quorum"));
+        notListed.put("run", List.of());
+        for (String command : List.of("inspect", "locks", "release")) {
+            listed.put(command, List.of("--cluster", "--quorum"));
+            notListed.put(command, List.of("--replica-acks", "--replica-ack-timeout"));
+        }
+        // The doctor checks the replicas against --replica-acks; it finds a cluster by itself, and waits for no
+        // acknowledgement. The demo runs on one server, without acknowledgements.
+        listed.put("doctor", List.of("--replica-acks=K"));
+        notListed.put("doctor", List.of("--replica-ack-timeout", "--cluster", "--quorum"));
+        listed.put("demo", List.of());
+        notListed.put("demo", List.of("--replica-acks", "--replica-ack-timeout", "--cluster", "--quorum"));
+        for (String command : listed.keySet()) {
+            String help = Cli.run(command, "--help").out();
+            assertThat(help).as("%s", command).startsWith("Usage: warden " + command);
+            for (String option : listed.get(command)) {
+                assertThat(help).as("%s", command).contains(option);
+            }
+            for (String option : notListed.get(command)) {
+                assertThat(help).as("%s", command).doesNotContain(option);
+            }
+        }
+        // What is not listed still says why it does not apply.
+        Cli.Result cluster = Cli.run("doctor", "--cluster");
+        assertThat(cluster.exit()).as("%s", cluster).isEqualTo(ExitCodes.USAGE);
+        assertThat(cluster.err()).contains("doctor checks one server at a time");
+    }
+
+    @Test
+    void theHelpSaysHowLongALeaseMayBeAndWhatANameMayHold() throws Exception {
+        String run = Cli.run("run", "--help").out().replaceAll("\\s+", " ");
+        assertThat(run).containsPattern("--lease=DURATION [^=]*at most 24h");
+        assertThat(run).contains("NAME the lock's name: any characters");
+        String locks = Cli.run("locks", "--help").out().replaceAll("\\s+", " ");
+        assertThat(locks).contains("--literal");
     }
 
     @Test

@@ -211,6 +211,36 @@ class LocksIT {
     }
 
     @Test
+    void namesWithGlobCharactersAndSpacesAreNamesThatLiteralAndBackslashesMatchExactly() throws Exception {
+        // The library takes any name; so does the command line, and "orders:*" is then a name, not a glob.
+        Cli.Result run = Cli.run("run", "orders:*", "--redis", server.uri(), "--", "sh", "-c", "echo $WARDEN_LOCK");
+        assertThat(run.exit()).as("%s", run).isZero();
+        assertThat(run.out()).isEqualTo("orders:*\n");
+        for (String name : List.of("orders:*", "orders:1", "orders 2", "orders:[x]", "orders:\\")) {
+            client.lock(name).tryAcquire().orElseThrow();
+        }
+        assertThat(rows(locks("orders:*")).keySet()).as("a glob")
+                .containsExactlyInAnyOrder("orders:*", "orders:1", "orders:[x]", "orders:\\");
+        assertThat(rows(locks("orders:\\*")).keySet()).containsExactly("orders:*");
+        assertThat(rows(locks("orders:\\[x]")).keySet()).containsExactly("orders:[x]");
+        for (String name : List.of("orders:*", "orders:[x]", "orders 2", "orders:\\")) {
+            Cli.Result literal = locks("--literal", name);
+            assertThat(rows(literal).keySet()).as("%s", literal).containsExactly(name);
+        }
+        Cli.Result none = locks("--literal", "orders:?");
+        assertThat(none.exit()).as("%s", none).isZero();
+        assertThat(none.out()).startsWith("0 locks held");
+        assertThat(locks("--literal").exit()).as("--literal needs a name").isEqualTo(ExitCodes.USAGE);
+
+        Cli.Result inspect = Cli.run("inspect", "orders 2", "--redis", server.uri());
+        assertThat(inspect.out()).as("%s", inspect).contains("lock:          orders 2\n")
+                .contains("state:         held");
+        Cli.Result release = Cli.run("release", "orders:*", "--redis", server.uri(), "--force");
+        assertThat(release.exit()).as("%s", release).isZero();
+        assertThat(rows(locks("orders:*")).keySet()).containsExactlyInAnyOrder("orders:1", "orders:[x]", "orders:\\");
+    }
+
+    @Test
     @SuppressWarnings("unchecked")
     void jsonIsOneParseableDocumentWithEveryField() throws Exception {
         Lease lease = client.lock("json \"quoted\"\n").tryAcquire(Duration.ZERO, Duration.ofSeconds(20)).orElseThrow();
