@@ -6,6 +6,7 @@ import dev.warden.LockInfo;
 import dev.warden.ReadWriteLockInfo;
 import dev.warden.SemaphoreInfo;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -41,58 +42,80 @@ final class InspectCommand implements Callable<Integer> {
         try (LockClient client = LockClient.create(common.config(topology).build())) {
             LockInfo info = client.lock(name).inspect();
             var out = spec.commandLine().getOut();
-            out.println("lock:          " + info.name());
-            out.println("state:         " + (info.held() ? "held" : "free"));
-            out.println("held by:       " + info.holderIdentity().map(Identity::describe).map(LocksView::printable)
-                    .orElse("-"));
-            out.println("holder:        " + info.holder().orElse("-"));
-            out.println("held for:      " + info.heldFor().map(LocksView::duration).orElse("-"));
-            out.println("lease left:    " + (info.held() ? Durations.format(info.remainingLease()) : "-"));
-            out.println("last fence:    " + (info.lastFencingToken() == 0 ? "-" : info.lastFencingToken()));
-            out.println("waiters:       " + info.waiters());
-            list(out, info.waiting(), info.waiters());
-            out.println("longest wait:  " + info.longestWait().map(LocksView::duration).orElse("-"));
-            // A quorum has locks only.
-            if (!topology.quorum) {
-                ReadWriteLockInfo readWrite = client.readWriteLock(name).inspect();
-                if (readWrite.writeLocked() || readWrite.readers() > 0 || readWrite.waiters() > 0
-                        || readWrite.lastFencingToken() > 0) {
+            ReadWriteLockInfo readWrite = topology.quorum ? null : client.readWriteLock(name).inspect();
+            // The permits asked for do not matter to inspect: it reports the number stored with the semaphore.
+            SemaphoreInfo semaphore = topology.quorum ? null : client.semaphore(name, 1).inspect();
+            boolean readWriteInUse = readWrite != null && (readWrite.writeLocked() || readWrite.readers() > 0
+                    || readWrite.waiters() > 0 || readWrite.lastFencingToken() > 0);
+            boolean semaphoreInUse = semaphore != null && semaphore.permits() > 0;
+            boolean lockInUse = info.held() || info.waiters() > 0 || info.lastFencingToken() > 0;
+            // The plain lock's section is shown if it is in use, or if nothing of that name is: a read-write lock
+            // or a semaphore alone is not preceded by a lock that says "free".
+            List<Runnable> sections = new ArrayList<>();
+            if (lockInUse || (!readWriteInUse && !semaphoreInUse)) {
+                sections.add(() -> lockSection(out, info));
+            }
+            if (readWriteInUse) {
+                sections.add(() -> readWriteSection(out, readWrite));
+            }
+            if (semaphoreInUse) {
+                sections.add(() -> semaphoreSection(out, semaphore));
+            }
+            for (int i = 0; i < sections.size(); i++) {
+                if (i > 0) {
                     out.println();
-                    out.println("read-write:    " + (readWrite.writeLocked() ? "write-locked" : "")
-                            + (readWrite.writeLocked() && readWrite.readers() > 0 ? ", " : "")
-                            + (readWrite.readers() > 0 ? "read-locked by " + readWrite.readers() + " readers" : "")
-                            + (readWrite.writeLocked() || readWrite.readers() > 0 ? "" : "free"));
-                    out.println("writer:        " + readWrite.writer().map(Identity::describe)
-                            .map(LocksView::printable).orElse("-"));
-                    out.println("readers:       " + readWrite.readers());
-                    list(out, readWrite.reading(), readWrite.readers());
-                    out.println("lease left:    " + (readWrite.writeLocked() || readWrite.readers() > 0
-                            ? Durations.format(readWrite.longestLease()) : "-"));
-                    out.println("last fence:    " + (readWrite.lastFencingToken() == 0 ? "-"
-                            : readWrite.lastFencingToken()));
-                    out.println("waiters:       " + readWrite.waiters());
-                    list(out, readWrite.waiting(), readWrite.waiters());
-                    out.println("longest wait:  " + readWrite.longestWait().map(LocksView::duration).orElse("-"));
                 }
-                // The permits asked for do not matter to inspect: it reports the number stored with the semaphore.
-                SemaphoreInfo semaphore = client.semaphore(name, 1).inspect();
-                if (semaphore.permits() > 0) {
-                    out.println();
-                    out.println("semaphore:     " + semaphore.available() + " of " + semaphore.permits()
-                            + " permits free, " + semaphore.holders() + " holders");
-                    list(out, semaphore.holding(), semaphore.holders());
-                    out.println("lease left:    " + (semaphore.holders() > 0
-                            ? Durations.format(semaphore.longestLease()) : "-"));
-                    out.println("last fence:    " + (semaphore.lastFencingToken() == 0 ? "-"
-                            : semaphore.lastFencingToken()));
-                    out.println("waiters:       " + semaphore.waiters());
-                    list(out, semaphore.waiting(), semaphore.waiters());
-                    out.println("longest wait:  " + semaphore.longestWait().map(LocksView::duration).orElse("-"));
-                }
+                sections.get(i).run();
             }
             out.flush();
             return ExitCodes.OK;
         }
+    }
+
+    private static void lockSection(PrintWriter out, LockInfo info) {
+        out.println("lock:          " + info.name());
+        out.println("state:         " + (info.held() ? "held" : "free"));
+        out.println("held by:       " + info.holderIdentity().map(Identity::describe).map(LocksView::printable)
+                .orElse("-"));
+        out.println("holder:        " + info.holder().orElse("-"));
+        out.println("held for:      " + info.heldFor().map(LocksView::duration).orElse("-"));
+        out.println("lease left:    " + (info.held() ? Durations.format(info.remainingLease()) : "-"));
+        out.println("last fence:    " + (info.lastFencingToken() == 0 ? "-" : info.lastFencingToken()));
+        out.println("waiters:       " + info.waiters());
+        list(out, info.waiting(), info.waiters());
+        out.println("longest wait:  " + info.longestWait().map(LocksView::duration).orElse("-"));
+    }
+
+    private static void readWriteSection(PrintWriter out, ReadWriteLockInfo readWrite) {
+        out.println("read-write:    " + (readWrite.writeLocked() ? "write-locked" : "")
+                + (readWrite.writeLocked() && readWrite.readers() > 0 ? ", " : "")
+                + (readWrite.readers() > 0 ? "read-locked by " + readWrite.readers() + " readers" : "")
+                + (readWrite.writeLocked() || readWrite.readers() > 0 ? "" : "free"));
+        out.println("writer:        " + readWrite.writer().map(Identity::describe)
+                .map(LocksView::printable).orElse("-"));
+        out.println("readers:       " + readWrite.readers());
+        list(out, readWrite.reading(), readWrite.readers());
+        out.println("lease left:    " + (readWrite.writeLocked() || readWrite.readers() > 0
+                ? Durations.format(readWrite.longestLease()) : "-"));
+        out.println("last fence:    " + (readWrite.lastFencingToken() == 0 ? "-"
+                : readWrite.lastFencingToken()));
+        out.println("waiters:       " + readWrite.waiters());
+        list(out, readWrite.waiting(), readWrite.waiters());
+        out.println("longest wait:  " + readWrite.longestWait().map(LocksView::duration).orElse("-"));
+    }
+
+    private static void semaphoreSection(PrintWriter out, SemaphoreInfo semaphore) {
+        out.println("semaphore:     " + semaphore.available() + " of " + semaphore.permits()
+                + " permits free, " + semaphore.holders() + (semaphore.holders() == 1 ? " holder"
+                : " holders"));
+        list(out, semaphore.holding(), semaphore.holders());
+        out.println("lease left:    " + (semaphore.holders() > 0
+                ? Durations.format(semaphore.longestLease()) : "-"));
+        out.println("last fence:    " + (semaphore.lastFencingToken() == 0 ? "-"
+                : semaphore.lastFencingToken()));
+        out.println("waiters:       " + semaphore.waiters());
+        list(out, semaphore.waiting(), semaphore.waiters());
+        out.println("longest wait:  " + semaphore.longestWait().map(LocksView::duration).orElse("-"));
     }
 
     /** Prints who holds or waits, numbered, and how many more of {@code total} there are. */
