@@ -187,7 +187,7 @@ class LocksIT {
         assertThat(inspect.out()).as("%s", inspect).containsPattern("readers:       2\\R  1\\.  +warden-\\S+ \\(.+, "
                 + "thread " + thread + "\\)\\R  2\\.  ");
         Cli.Result pools = Cli.run("inspect", "pool", "--redis", server.uri());
-        assertThat(pools.out()).as("%s", pools).containsPattern("1 of 3 permits free, 1 holders\\R  1\\.  +warden-")
+        assertThat(pools.out()).as("%s", pools).containsPattern("1 of 3 permits free, 1 holder\\R  1\\.  +warden-")
                 .containsPattern("waiters:       1\\R  1\\.  +warden-");
         waiting.cancel(true);
     }
