@@ -249,4 +249,16 @@ class FaultSuiteIT {
         surface("shedlock-mixed", "shedlock", List.of(Fault.FORCE_RELEASE, Fault.CLIENT_STALL, Fault.SERVER_PAUSE,
                 Fault.CLIENT_CLOSE));
     }
+
+    /**
+     * {@code @Locked} methods in a Spring context: the outer method's lease is the holder's interval (fenced writes),
+     * each nested {@code @Locked} call on the same name a claim, or told lost; none runs over a lost lease.
+     */
+    @Test
+    void lockedUnderFaults() throws Exception {
+        FaultRun.Report report = surface("locked-mixed", "locked", List.of(Fault.FORCE_RELEASE, Fault.CLIENT_STALL,
+                Fault.SERVER_PAUSE));
+        System.out.println("  " + report.counts());
+        assertThat(report.counts().getOrDefault("claims", 0)).as(report.summary()).isPositive();
+    }
 }

@@ -46,12 +46,15 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  *       future must complete within its wait plus 5 s.</li>
  *   <li>{@code shedlock}: {@link WardenLockProvider} with {@code lockAtMostFor} of one lease and
  *       {@code lockAtLeastFor} of 0-50 ms; each reentry is an {@code extend}; claims only.</li>
+ *   <li>{@code locked}: a {@code @Locked} method in a Spring context ({@link LockedSurface}); each reentry a
+ *       nested {@code @Locked} call on the same name. {@code locked-trusting}: {@link TrustingLockedCalls}, whose
+ *       nested calls trust a thread-local flag.</li>
  * </ul>
  */
 final class SurfaceLocks {
     /** The kinds that run beside one reference worker of plain leases (worker 0), whose intervals claims meet. */
     static final List<String> KINDS = List.of("aslock", "aslock-trusting", "registry", "registry-renewed",
-            "registry-fixed", "registry-trusting", "multi", "multi-background", "async", "shedlock");
+            "registry-fixed", "registry-trusting", "multi", "multi-background", "async", "shedlock", "locked", "locked-trusting");
 
     /** How long past its wait an async acquire may take before it counts as hung. */
     static final Duration ASYNC_SLACK = Duration.ofSeconds(5);
@@ -75,6 +78,9 @@ final class SurfaceLocks {
             case "multi-background" -> new Multi(spec, lease, true);
             case "async" -> new Async(client(spec, lease));
             case "shedlock" -> new ShedLock(client(spec, lease), lease);
+            case "locked" -> new LockedSurface(LockedSurface.spring(spec, lease));
+            case "locked-trusting" -> new LockedSurface(new TrustingLockedCalls(client(spec, lease),
+                    Duration.parse("PT" + LockedSurface.WAIT)));
             default -> throw new IllegalArgumentException("unknown lock kind: " + kind);
         };
     }
