@@ -43,7 +43,9 @@ final class FamilyChecker {
                long livenessBoundNanos, long workloadEnd) {
         Map<String, List<Acquisition>> byRoleName = new HashMap<>();
         Map<String, List<Acquisition>> byLock = new HashMap<>();
-        for (Acquisition a : history.acquisitions) {
+        // An administrator's forceRelease of a read-write lock or a semaphore removes every holder: their valid
+        // intervals end at its start; a client closed mid-flight ends its holders' at the close's start.
+        for (Acquisition a : lockChecks.forced(history, FamilyLocks::base, true)) {
             byRoleName.computeIfAbsent(a.name(), n -> new ArrayList<>()).add(a);
             byLock.computeIfAbsent(FamilyLocks.base(a.name()), n -> new ArrayList<>()).add(a);
         }
