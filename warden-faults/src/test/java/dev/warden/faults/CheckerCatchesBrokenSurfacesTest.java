@@ -69,4 +69,15 @@ class CheckerCatchesBrokenSurfacesTest {
         assertThat(report.violations()).as(report.summary())
                 .anyMatch(v -> v.startsWith("mutual exclusion") && v.contains("reentrant acquire"));
     }
+
+    /**
+     * Async acquires whose futures are completed through an executor that the client's close shuts down: an acquire
+     * that ends after the close (in flight, or through a lock object of the closed client) never completes.
+     */
+    @Test
+    void anAsyncAcquireNeverCompletedAfterItsClientClosedIsCaught() throws Exception {
+        FaultRun.Report report = run("mutant-async", List.of(Fault.CLIENT_CLOSE), "async-dropping");
+        assertThat(report.violations()).as(report.summary()).anyMatch(v -> v.startsWith("liveness")
+                && v.contains("never completed"));
+    }
 }
