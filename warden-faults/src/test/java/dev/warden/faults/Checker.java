@@ -108,6 +108,7 @@ final class Checker {
      */
     List<Acquisition> forced(History history, java.util.function.Function<String, String> lockOf,
                              boolean everyHolder) {
+        closes = history.closes;
         List<Acquisition> all = new ArrayList<>(history.acquisitions.size());
         java.util.Set<Long> tokens = new java.util.HashSet<>();
         history.acquisitions.forEach(a -> tokens.add(a.fence()));
@@ -318,7 +319,8 @@ final class Checker {
     }
 
     /** Whether the holder's client was closed while it held: the close released the lease, not a loss. */
-    private boolean closedUnder(Acquisition a) {
+    /** Whether a client close (of the history last checked or {@link #forced}) fell within the hold. */
+    boolean closedUnder(Acquisition a) {
         return closes.stream().anyMatch(c -> a.op().startsWith(c.worker() + ".") && c.start() - a.releaseStart() < 0
                 && c.end() - a.requested() > 0);
     }
