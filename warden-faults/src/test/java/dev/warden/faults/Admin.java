@@ -53,14 +53,22 @@ final class Admin implements AutoCloseable {
 
     /** Forces {@code name} free, takes it (waiting up to 2 s), runs {@code then}, holds it {@link #HOLD}, releases. */
     void forceAndHold(String name, Then then) throws IOException, InterruptedException {
+        // A family run's role ("prices#r"): the whole read-write lock or semaphore is forced (FORCE names its base),
+        // and the administrator takes the write lock, or a permit.
+        boolean family = name.indexOf('#') >= 0;
         long f0 = System.nanoTime();
-        OptionalLong removed = client.lock(name).forceRelease();
+        OptionalLong removed = family ? FamilyLocks.forceRelease(client, name) : client.lock(name).forceRelease();
         long f1 = System.nanoTime();
         // -1: nobody was removed (the lock was free by then); a holder without a token yet gets one issued.
-        history.printf("FORCE %s %d %d %d%n", name, f0, f1, removed.isPresent() ? removed.getAsLong() : -1);
+        history.printf("FORCE %s %d %d %d%n", family ? FamilyLocks.base(name) : name, f0, f1,
+                removed.isPresent() ? removed.getAsLong() : -1);
+        if (family && FamilyLocks.role(name).equals("r")) {
+            name = FamilyLocks.base(name) + "#w";
+        }
         String op = "admin.0:" + seq++;
         long t0 = System.nanoTime();
-        Optional<Lease> got = client.lock(name).tryAcquire(Duration.ofSeconds(2));
+        Optional<Lease> got = family ? FamilyLocks.tryAcquire(client, name, Duration.ofSeconds(2))
+                : client.lock(name).tryAcquire(Duration.ofSeconds(2));
         long t1 = System.nanoTime();
         if (got.isEmpty()) {
             history.printf("TIMEOUT %s %s %d %d%n", op, name, t0, t1);

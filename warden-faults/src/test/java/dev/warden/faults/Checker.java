@@ -63,7 +63,7 @@ final class Checker {
     void check(History history, Map<String, List<String>> storeLogs, boolean dataLoss, List<Window> faultWindows,
                long livenessBoundNanos, long workloadEnd) {
         closes = history.closes;
-        List<Acquisition> all = forced(history);
+        List<Acquisition> all = forced(history, java.util.function.Function.identity(), false);
         Map<String, List<History.Claim>> claimsByName = new HashMap<>();
         for (History.Claim c : history.claims) {
             claimsByName.computeIfAbsent(c.name(), n -> new ArrayList<>()).add(c);
@@ -101,16 +101,22 @@ final class Checker {
      * at the forceRelease's start: the holder is not told at once, but it no longer holds the lock. The holder is
      * the one with the token the forceRelease returned, or, where that token is no acquisition's (a holder that had
      * not asked for one gets it issued by the forceRelease itself), any whose interval spans the forceRelease.
+     *
+     * @param lockOf      the lock a forceRelease names, from an acquisition's name (a family's: its base name)
+     * @param everyHolder whether a forceRelease removes every holder of the lock (a read-write lock's or a
+     *                    semaphore's), not only the one with its token
      */
-    private List<Acquisition> forced(History history) {
+    List<Acquisition> forced(History history, java.util.function.Function<String, String> lockOf,
+                             boolean everyHolder) {
+        closes = history.closes;
         List<Acquisition> all = new ArrayList<>(history.acquisitions.size());
         java.util.Set<Long> tokens = new java.util.HashSet<>();
         history.acquisitions.forEach(a -> tokens.add(a.fence()));
         for (Acquisition a : history.acquisitions) {
             long end = a.validEnd();
             for (History.Force f : history.forces) {
-                if (f.name().equals(a.name()) && a.acquired() - f.end() < 0 && end - f.start() > 0
-                        && (f.token() == a.fence() || !tokens.contains(f.token()))) {
+                if (f.name().equals(lockOf.apply(a.name())) && a.acquired() - f.end() < 0 && end - f.start() > 0
+                        && (everyHolder || f.token() == a.fence() || !tokens.contains(f.token()))) {
                     count("holders removed by forceRelease");
                     end = f.start();
                 }
@@ -313,7 +319,8 @@ final class Checker {
     }
 
     /** Whether the holder's client was closed while it held: the close released the lease, not a loss. */
-    private boolean closedUnder(Acquisition a) {
+    /** Whether a client close (of the history last checked or {@link #forced}) fell within the hold. */
+    boolean closedUnder(Acquisition a) {
         return closes.stream().anyMatch(c -> a.op().startsWith(c.worker() + ".") && c.start() - a.releaseStart() < 0
                 && c.end() - a.requested() > 0);
     }

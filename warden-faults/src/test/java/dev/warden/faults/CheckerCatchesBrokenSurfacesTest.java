@@ -58,4 +58,26 @@ class CheckerCatchesBrokenSurfacesTest {
         FaultRun.Report report = run("mutant-multi", List.of(), "multi-background");
         assertThat(report.violations()).as(report.summary()).anyMatch(v -> v.startsWith("multi-lock"));
     }
+
+    /**
+     * {@code @Locked}'s interceptor trusting a thread-local "already held" for nested calls: after an administrator
+     * forced the outer method's lock free and took it, a nested call still runs.
+     */
+    @Test
+    void aLockedInterceptorThatTrustsItsThreadIsCaught() throws Exception {
+        FaultRun.Report report = run("mutant-locked", List.of(Fault.FORCE_RELEASE), "locked-trusting");
+        assertThat(report.violations()).as(report.summary())
+                .anyMatch(v -> v.startsWith("mutual exclusion") && v.contains("reentrant acquire"));
+    }
+
+    /**
+     * Async acquires whose futures are completed through an executor that the client's close shuts down: an acquire
+     * that ends after the close (in flight, or through a lock object of the closed client) never completes.
+     */
+    @Test
+    void anAsyncAcquireNeverCompletedAfterItsClientClosedIsCaught() throws Exception {
+        FaultRun.Report report = run("mutant-async", List.of(Fault.CLIENT_CLOSE), "async-dropping");
+        assertThat(report.violations()).as(report.summary()).anyMatch(v -> v.startsWith("liveness")
+                && v.contains("never completed"));
+    }
 }

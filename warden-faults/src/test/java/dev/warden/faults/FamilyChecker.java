@@ -43,7 +43,9 @@ final class FamilyChecker {
                long livenessBoundNanos, long workloadEnd) {
         Map<String, List<Acquisition>> byRoleName = new HashMap<>();
         Map<String, List<Acquisition>> byLock = new HashMap<>();
-        for (Acquisition a : history.acquisitions) {
+        // An administrator's forceRelease of a read-write lock or a semaphore removes every holder: their valid
+        // intervals end at its start; a client closed mid-flight ends its holders' at the close's start.
+        for (Acquisition a : lockChecks.forced(history, FamilyLocks::base, true)) {
             byRoleName.computeIfAbsent(a.name(), n -> new ArrayList<>()).add(a);
             byLock.computeIfAbsent(FamilyLocks.base(a.name()), n -> new ArrayList<>()).add(a);
         }
@@ -134,7 +136,8 @@ final class FamilyChecker {
         for (Acquisition a : acquisitions) {
             if (a.released().equals("false")) {
                 count("lost leases");
-                if (a.lostAt() < 0) {
+                // A release after its client's close returns false without a loss reported: the close ended it.
+                if (a.lostAt() < 0 && !lockChecks.closedUnder(a)) {
                     violate("loss reporting", "%s's release returned false but its loss was never reported", a.op());
                 }
             }

@@ -51,16 +51,31 @@ final class FamilyLocks implements LocksUnderTest {
                 info.lastFencingToken(), info.waiters());
     }
 
-    @Override
-    public Held acquire(String name, Duration wait) throws InterruptedException {
+    /** Takes a role's lock: a read or write lock, or one permit. */
+    static Optional<Lease> tryAcquire(LockClient client, String name, Duration wait) throws InterruptedException {
         String role = role(name);
         String base = base(name);
-        Optional<Lease> got = switch (role.charAt(0)) {
+        return switch (role.charAt(0)) {
             case 'r' -> client.readWriteLock(base).readLock().tryAcquire(wait);
             case 'w' -> client.readWriteLock(base).writeLock().tryAcquire(wait);
             case 'p' -> client.semaphore(base, Integer.parseInt(role.substring(1))).tryAcquire(1, wait);
             default -> throw new IllegalArgumentException("unknown role in " + name);
         };
+    }
+
+    /**
+     * An administrator's forceRelease of the whole lock a role belongs to: every holder of the read-write lock,
+     * readers and writer, or every permit of the semaphore.
+     */
+    static java.util.OptionalLong forceRelease(LockClient client, String name) {
+        String role = role(name);
+        return role.startsWith("p") ? client.semaphore(base(name), Integer.parseInt(role.substring(1))).forceRelease()
+                : client.readWriteLock(base(name)).forceRelease();
+    }
+
+    @Override
+    public Held acquire(String name, Duration wait) throws InterruptedException {
+        Optional<Lease> got = tryAcquire(client, name, wait);
         if (got.isEmpty()) {
             return null;
         }

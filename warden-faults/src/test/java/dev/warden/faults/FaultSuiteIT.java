@@ -183,6 +183,24 @@ class FaultSuiteIT {
         assertThat(report.counts().getOrDefault("fault SERVER_RESTART", 0)).as(report.summary()).isPositive();
     }
 
+    /**
+     * The read-write locks and semaphores under an administrator's forceRelease of the whole lock (every holder,
+     * readers and writer, or every permit) during a long hold, then a hold of the administrator's own (the write
+     * lock, or a permit), and clients closed mid-flight: the removed and closed holders' intervals end at the
+     * forceRelease's or close's start, and exclusion, the permit limit, loss reporting and tokens hold.
+     */
+    @Test
+    void familyUnderForceReleaseAndClose() throws Exception {
+        FaultRun.Report report = new FaultRun(new FaultRun.Plan("family-force-close", List.of(Fault.FORCE_RELEASE,
+                Fault.CLIENT_CLOSE), SECONDS, 3, 4, LEASE, 20, FAMILY, "warden-family", "single")).run(dir);
+        System.out.println(report.summary());
+        report.violations().stream().limit(10).forEach(v -> System.out.println("  " + v));
+        assertThat(report.violations()).as(report.summary()).isEmpty();
+        assertThat(report.acquisitions()).as(report.summary()).isGreaterThan(50);
+        assertThat(report.counts().getOrDefault("fault FORCE_RELEASE", 0)).as(report.summary()).isPositive();
+        assertThat(report.counts().getOrDefault("fault CLIENT_CLOSE", 0)).as(report.summary()).isPositive();
+    }
+
     @Test
     void fixedLeasesThatRunOutAreReleasedWithoutHarm() throws Exception {
         // Holds up to 250 ms on a 100 ms lease: many leases end before their release.
@@ -248,5 +266,17 @@ class FaultSuiteIT {
     void shedLockProviderUnderFaults() throws Exception {
         surface("shedlock-mixed", "shedlock", List.of(Fault.FORCE_RELEASE, Fault.CLIENT_STALL, Fault.SERVER_PAUSE,
                 Fault.CLIENT_CLOSE));
+    }
+
+    /**
+     * {@code @Locked} methods in a Spring context: the outer method's lease is the holder's interval (fenced writes),
+     * each nested {@code @Locked} call on the same name a claim, or told lost; none runs over a lost lease.
+     */
+    @Test
+    void lockedUnderFaults() throws Exception {
+        FaultRun.Report report = surface("locked-mixed", "locked", List.of(Fault.FORCE_RELEASE, Fault.CLIENT_STALL,
+                Fault.SERVER_PAUSE));
+        System.out.println("  " + report.counts());
+        assertThat(report.counts().getOrDefault("claims", 0)).as(report.summary()).isPositive();
     }
 }

@@ -43,15 +43,21 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  *       {@code multi-background}: parts taken one by one, and on a miss given back in the background, after the
  *       empty result.</li>
  *   <li>{@code async}: {@code tryAcquireAsync} and {@code acquireAsync}, one in five cancelled mid-wait; every
- *       future must complete within its wait plus 5 s.</li>
+ *       future must complete within its wait plus 5 s. {@code async-dropping}: futures completed through an
+ *       executor that the close shuts down, so that an acquire ending after its client's close is never completed
+ *       (as the old {@code LockBase}'s were not).</li>
  *   <li>{@code shedlock}: {@link WardenLockProvider} with {@code lockAtMostFor} of one lease and
  *       {@code lockAtLeastFor} of 0-50 ms; each reentry is an {@code extend}; claims only.</li>
+ *   <li>{@code locked}: a {@code @Locked} method in a Spring context ({@link LockedSurface}); each reentry a
+ *       nested {@code @Locked} call on the same name. {@code locked-trusting}: {@link TrustingLockedCalls}, whose
+ *       nested calls trust a thread-local flag.</li>
  * </ul>
  */
 final class SurfaceLocks {
     /** The kinds that run beside one reference worker of plain leases (worker 0), whose intervals claims meet. */
     static final List<String> KINDS = List.of("aslock", "aslock-trusting", "registry", "registry-renewed",
-            "registry-fixed", "registry-trusting", "multi", "multi-background", "async", "shedlock");
+            "registry-fixed", "registry-trusting", "multi", "multi-background", "async", "async-dropping", "shedlock",
+            "locked", "locked-trusting");
 
     /** How long past its wait an async acquire may take before it counts as hung. */
     static final Duration ASYNC_SLACK = Duration.ofSeconds(5);
@@ -73,8 +79,12 @@ final class SurfaceLocks {
             case "registry-trusting" -> new Registry(client(spec, lease), lease, true);
             case "multi" -> new Multi(spec, lease, false);
             case "multi-background" -> new Multi(spec, lease, true);
-            case "async" -> new Async(client(spec, lease));
+            case "async" -> new Async(client(spec, lease), false);
+            case "async-dropping" -> new Async(client(spec, lease), true);
             case "shedlock" -> new ShedLock(client(spec, lease), lease);
+            case "locked" -> new LockedSurface(LockedSurface.spring(spec, lease));
+            case "locked-trusting" -> new LockedSurface(new TrustingLockedCalls(client(spec, lease),
+                    Duration.parse("PT" + LockedSurface.WAIT)));
             default -> throw new IllegalArgumentException("unknown lock kind: " + kind);
         };
     }
@@ -348,9 +358,53 @@ final class SurfaceLocks {
     private static final class Async implements LocksUnderTest {
         private final LockClient client;
         private final Map<String, DistributedLock> locks = new ConcurrentHashMap<>();
+        /** The mutant's: every future is completed through it; null for Warden's own futures. */
+        private final java.util.concurrent.ExecutorService relay;
 
-        Async(LockClient client) {
+        Async(LockClient client, boolean dropping) {
             this.client = client;
+            this.relay = dropping ? java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+                Thread thread = new Thread(r, "async-relay");
+                thread.setDaemon(true);
+                return thread;
+            }) : null;
+        }
+
+        /**
+         * The mutant's flaw: the caller's future is completed by a task on the relay, which the close shuts down;
+         * an acquire that ends after it (refused, as a closed client's are) leaves its caller's future incomplete.
+         */
+        private <T> CompletableFuture<T> relayed(java.util.function.Supplier<CompletableFuture<T>> call) {
+            if (relay == null) {
+                return call.get();
+            }
+            CompletableFuture<T> inner;
+            try {
+                inner = call.get();
+            } catch (RuntimeException e) {
+                inner = CompletableFuture.failedFuture(e);
+            }
+            CompletableFuture<T> out = new CompletableFuture<>();
+            CompletableFuture<T> source = inner;
+            out.whenComplete((v, e) -> {
+                if (out.isCancelled()) {
+                    source.cancel(true);
+                }
+            });
+            inner.whenComplete((v, e) -> {
+                try {
+                    relay.execute(() -> {
+                        if (e != null) {
+                            out.completeExceptionally(e);
+                        } else {
+                            out.complete(v);
+                        }
+                    });
+                } catch (java.util.concurrent.RejectedExecutionException dropped) {
+                    // Never completed.
+                }
+            });
+            return out;
         }
 
         @Override
@@ -363,18 +417,18 @@ final class SurfaceLocks {
             if (random.nextInt(5) == 0) {
                 // Cancelled mid-wait: the future completes at once (cancelled), and a lock granted meanwhile must be
                 // given back; if it completed first, the lease is the caller's.
-                CompletableFuture<Optional<Lease>> future = lock.tryAcquireAsync(wait);
+                CompletableFuture<Optional<Lease>> future = relayed(() -> lock.tryAcquireAsync(wait));
                 Thread.sleep(random.nextInt(30));
                 future.cancel(true);
                 Optional<Lease> got = await(future, bound, "cancelled tryAcquireAsync");
                 return got == null || got.isEmpty() ? null : WardenLocks.held(got.get());
             }
             if (random.nextBoolean()) {
-                Optional<Lease> got = await(lock.tryAcquireAsync(wait), bound, "tryAcquireAsync");
+                Optional<Lease> got = await(relayed(() -> lock.tryAcquireAsync(wait)), bound, "tryAcquireAsync");
                 return got == null || got.isEmpty() ? null : WardenLocks.held(got.get());
             }
             try {
-                Lease got = await(lock.acquireAsync(wait), bound, "acquireAsync");
+                Lease got = await(relayed(() -> lock.acquireAsync(wait)), bound, "acquireAsync");
                 return got == null ? null : WardenLocks.held(got);
             } catch (NotAcquired e) {
                 return null;
@@ -413,6 +467,9 @@ final class SurfaceLocks {
 
         @Override
         public void close() {
+            if (relay != null) {
+                relay.shutdownNow();
+            }
             client.close();
         }
     }

@@ -13,6 +13,7 @@ import io.micrometer.observation.ObservationRegistry;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
@@ -96,6 +97,16 @@ public final class ObservedLocks {
                     @Override
                     public CompletableFuture<ReadWriteLockInfo> inspectAsync() {
                         return lock.inspectAsync();
+                    }
+
+                    @Override
+                    public OptionalLong forceRelease() {
+                        return lock.forceRelease();
+                    }
+
+                    @Override
+                    public CompletableFuture<OptionalLong> forceReleaseAsync() {
+                        return lock.forceReleaseAsync();
                     }
                 };
             }
