@@ -80,4 +80,15 @@ class CheckerCatchesBrokenSurfacesTest {
         assertThat(report.violations()).as(report.summary()).anyMatch(v -> v.startsWith("liveness")
                 && v.contains("never completed"));
     }
+
+    /**
+     * A ShedLock provider whose extend trusts the lease's local deadline instead of asking Redis: after an
+     * administrator forced the job's lock free and took it, its extend still says "extended".
+     */
+    @Test
+    void aShedLockProviderThatExtendsByItsLocalTimerIsCaught() throws Exception {
+        FaultRun.Report report = run("mutant-shedlock", List.of(Fault.FORCE_RELEASE), "shedlock-trusting");
+        assertThat(report.violations()).as(report.summary())
+                .anyMatch(v -> v.startsWith("mutual exclusion") && v.contains("reentrant acquire"));
+    }
 }

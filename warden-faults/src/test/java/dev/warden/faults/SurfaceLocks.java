@@ -47,7 +47,8 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  *       executor that the close shuts down, so that an acquire ending after its client's close is never completed
  *       (as the old {@code LockBase}'s were not).</li>
  *   <li>{@code shedlock}: {@link WardenLockProvider} with {@code lockAtMostFor} of one lease and
- *       {@code lockAtLeastFor} of 0-50 ms; each reentry is an {@code extend}; claims only.</li>
+ *       {@code lockAtLeastFor} of 0-50 ms; each reentry is an {@code extend}; claims only.
+ *       {@code shedlock-trusting}: a provider whose extend trusts the lease's local deadline, not Redis.</li>
  *   <li>{@code locked}: a {@code @Locked} method in a Spring context ({@link LockedSurface}); each reentry a
  *       nested {@code @Locked} call on the same name. {@code locked-trusting}: {@link TrustingLockedCalls}, whose
  *       nested calls trust a thread-local flag.</li>
@@ -57,7 +58,7 @@ final class SurfaceLocks {
     /** The kinds that run beside one reference worker of plain leases (worker 0), whose intervals claims meet. */
     static final List<String> KINDS = List.of("aslock", "aslock-trusting", "registry", "registry-renewed",
             "registry-fixed", "registry-trusting", "multi", "multi-background", "async", "async-dropping", "shedlock",
-            "locked", "locked-trusting");
+            "shedlock-trusting", "locked", "locked-trusting");
 
     /** How long past its wait an async acquire may take before it counts as hung. */
     static final Duration ASYNC_SLACK = Duration.ofSeconds(5);
@@ -82,6 +83,7 @@ final class SurfaceLocks {
             case "async" -> new Async(client(spec, lease), false);
             case "async-dropping" -> new Async(client(spec, lease), true);
             case "shedlock" -> new ShedLock(client(spec, lease), lease);
+            case "shedlock-trusting" -> new TrustingShedLock(client(spec, lease), lease);
             case "locked" -> new LockedSurface(LockedSurface.spring(spec, lease));
             case "locked-trusting" -> new LockedSurface(new TrustingLockedCalls(client(spec, lease),
                     Duration.parse("PT" + LockedSurface.WAIT)));
@@ -506,6 +508,55 @@ final class SurfaceLocks {
                         @Override
                         public boolean release() {
                             current.get().unlock();
+                            return true;
+                        }
+                    };
+                }
+                if (System.nanoTime() - until >= 0) {
+                    return null;
+                }
+                Thread.sleep(5);
+            }
+        }
+
+        @Override
+        public void close() {
+            client.close();
+        }
+    }
+
+    /**
+     * The mutant of the ShedLock provider: a lock provider whose {@code extend} trusts what the process knows (the
+     * lease's local deadline) instead of asking Redis, as a provider that keeps its extensions in a local timer
+     * would. After an administrator forced the lock free and took it, its extend still says "extended": a claim
+     * inside the administrator's hold.
+     */
+    private static final class TrustingShedLock implements LocksUnderTest {
+        private final LockClient client;
+        private final Duration lease;
+
+        TrustingShedLock(LockClient client, Duration lease) {
+            this.client = client;
+            this.lease = lease;
+        }
+
+        @Override
+        public Held acquire(String name, Duration wait) throws InterruptedException {
+            Duration atLeast = Duration.ofMillis(ThreadLocalRandom.current().nextInt(51));
+            long until = System.nanoTime() + Math.min(wait.toNanos(), TimeUnit.MILLISECONDS.toNanos(200));
+            while (true) {
+                Optional<dev.warden.Lease> got = client.lock(name).tryAcquire(Duration.ZERO, lease);
+                if (got.isPresent()) {
+                    dev.warden.Lease held = got.get();
+                    return new ViewHeld() {
+                        @Override
+                        public boolean reenter() {
+                            return held.isHeld(); // the flaw: no request to Redis
+                        }
+
+                        @Override
+                        public boolean release() {
+                            held.releaseAfter(atLeast);
                             return true;
                         }
                     };
