@@ -280,20 +280,9 @@ public final class FaultWorker {
             store.unmarkHolder(name, ProcessHandle.current().pid());
             exit(held, depth);
             long r0 = System.nanoTime();
-            String released;
-            try {
-                released = Boolean.toString(held.release());
-            } catch (RuntimeException e) {
-                released = "error";
-            }
+            String released = release(held);
             long r1 = System.nanoTime();
-            if (released.equals("false")) {
-                // The loss callback runs on a client thread; give it a bounded moment.
-                long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-                while (held.lostAt() < 0 && System.nanoTime() - until < 0) {
-                    pause(5);
-                }
-            }
+            awaitLossReport(held, released);
             record(history, "ACQ %s %s %d %d %d %d %d %s %d %d %s %d %d %d %s %d %d", op, name, fence, t0, t1,
                     w1, w1e, first, w2, w2e, second, validUntil, r0, r1, released, held.lostAt(), validAtAcquire);
         }
@@ -420,19 +409,9 @@ public final class FaultWorker {
         }
         parts.forEach(part -> store.unmarkHolder(part, pid));
         long r0 = System.nanoTime();
-        String released;
-        try {
-            released = Boolean.toString(held.release());
-        } catch (RuntimeException e) {
-            released = "error";
-        }
+        String released = release(held);
         long r1 = System.nanoTime();
-        if (released.equals("false")) {
-            long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-            while (held.lostAt() < 0 && System.nanoTime() - until < 0) {
-                pause(5);
-            }
-        }
+        awaitLossReport(held, released);
         for (int i = 0; i < fences.length; i++) {
             record(history, "ACQ %s %s %d %d %d %d %d %s %d %d %s %d %d %d %s %d %d", op, parts.get(i), fences[i], t0,
                     t1, w1[i][0], w1[i][1], w1[i][2] == 1, w2[i][0], w2[i][1], w2[i][2] == 1, validUntil, r0, r1,
@@ -482,6 +461,25 @@ public final class FaultWorker {
             held.release();
         } catch (RuntimeException e) {
             // The lease has stopped renewing either way; it expires within its lease.
+        }
+    }
+
+    /** Releases; "true", "false", or "error" when the release threw (loud: a timeout, a lost connection). */
+    private static String release(LocksUnderTest.Held held) {
+        try {
+            return Boolean.toString(held.release());
+        } catch (RuntimeException e) {
+            return "error";
+        }
+    }
+
+    /** After a release that returned false: the loss callback runs on a client thread; give it a bounded moment. */
+    private static void awaitLossReport(LocksUnderTest.Held held, String released) {
+        if (released.equals("false")) {
+            long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+            while (held.lostAt() < 0 && System.nanoTime() - until < 0) {
+                pause(5);
+            }
         }
     }
 
