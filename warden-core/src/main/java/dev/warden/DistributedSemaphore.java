@@ -15,8 +15,11 @@ import java.util.concurrent.CompletableFuture;
  * until its lease ends, never longer. Waiters queue in arrival order and a release lends the permits on in the same
  * script: a request for many permits is not passed by later requests for fewer.
  *
- * <p>The number of permits is stored with the semaphore; a client that names another number fails with a
- * {@link LockException} saying both. Every method that talks to Redis throws {@link LockException} when Redis
+ * <p>The number of permits is stored with the semaphore. While it is in use (a live lease holds permits, or a live
+ * acquire waits) a client that names another number fails with a {@link SemaphorePermitsException} saying both; a
+ * semaphore nobody uses takes the number of the next client that acquires. {@link #resize} changes the number while
+ * leases are held: holders above a lowered number keep their permits until they release them, and nothing more is
+ * lent until the permits in use are below it. Every method that talks to Redis throws {@link LockException} when Redis
  * fails; not getting the permits is never an exception for the methods returning {@link Optional}.
  */
 public interface DistributedSemaphore {
@@ -152,8 +155,10 @@ public interface DistributedSemaphore {
     /**
      * Asks Redis how many permits are free now.
      *
-     * @return the permits no live lease holds
-     * @throws LockException if Redis fails
+     * @return the permits no live lease holds, 0 while holders hold more than a lowered number; {@link #permits()}
+     *         for a semaphore nobody uses
+     * @throws SemaphorePermitsException if the semaphore is in use with another number of permits
+     * @throws LockException             if Redis fails
      */
     int available();
 
@@ -161,9 +166,36 @@ public interface DistributedSemaphore {
      * {@link #available()} without blocking the calling thread.
      *
      * @return completes with the free permits on a thread of the client, or exceptionally with a
-     *         {@link LockException} if Redis fails
+     *         {@link SemaphorePermitsException} or a {@link LockException} as {@link #available()} throws them
      */
     CompletableFuture<Integer> availableAsync();
+
+    /**
+     * Changes the semaphore's number of permits in Redis, for every client, while leases may be held: a raise lends
+     * the new permits to the waiters at once; after a lowering, holders keep their permits (also those above the new
+     * number) until they release them or their leases end, and no permit is lent, by Redis or by a handover inside
+     * a client, until the permits in use are below the new number. Clients that name the old number fail with
+     * {@link SemaphorePermitsException} at their next call while the semaphore is in use, and their waiters at their
+     * next try; give them the new number. To take permits back from holders at once, {@link #forceRelease()}.
+     *
+     * @param permits the new number, from 1 to {@value LockClient#MAX_PERMITS}
+     * @return this semaphore with the new number, to use from now on
+     * @throws IllegalArgumentException  if {@code permits} is out of range
+     * @throws SemaphorePermitsException if the semaphore is in use with a number other than {@link #permits()}
+     *                                   (another client resized it first): nothing changed
+     * @throws LockException             if Redis fails
+     */
+    DistributedSemaphore resize(int permits);
+
+    /**
+     * {@link #resize(int)} without blocking the calling thread.
+     *
+     * @param permits the new number, from 1 to {@value LockClient#MAX_PERMITS}
+     * @return completes with this semaphore with the new number on a thread of the client, or exceptionally as
+     *         {@link #resize(int)} throws
+     * @throws IllegalArgumentException if {@code permits} is out of range
+     */
+    CompletableFuture<DistributedSemaphore> resizeAsync(int permits);
 
     /**
      * Reads the semaphore's state atomically.

@@ -64,9 +64,10 @@ public interface LockClient extends AutoCloseable {
     DistributedReadWriteLock readWriteLock(String name);
 
     /**
-     * Returns the semaphore of this name with {@code permits} permits. Every client must name the same number: the
-     * first use stores it, and acquires that name another fail with a {@link LockException} while the semaphore's
-     * state lasts (a day after its last use).
+     * Returns the semaphore of this name with {@code permits} permits. The number is stored with the semaphore;
+     * while it is in use (a lease holds permits or an acquire waits), a client that names another number fails with a
+     * {@link SemaphorePermitsException}, and a semaphore nobody uses takes the number of the next client that
+     * acquires. {@link DistributedSemaphore#resize} changes it while it is in use.
      *
      * @param name    the semaphore's name, as for {@link #lock(String)}
      * @param permits how many permits, from 1 to {@value #MAX_PERMITS}

@@ -88,9 +88,33 @@ class FamilyCommandsIT {
         assertThat(one.out()).matches("token=\\d+\\R");
         Cli.Result wrongLimit = Cli.run("run", name, "--of", "5", "--redis", server.uri(), "--", "true");
         assertThat(wrongLimit.exit()).as("%s", wrongLimit).isNotZero();
-        assertThat(wrongLimit.err()).contains("has 3 permits, not 5");
+        assertThat(wrongLimit.err()).contains("has 3 permits, not 5")
+                .doesNotContain("Redis answered with an error");
         two.release();
         assertThat(client.semaphore(name, 3).available()).isEqualTo(3);
+    }
+
+    @Test
+    void aSemaphoreIsResizedWhileItsPermitsAreHeld() throws Exception {
+        String name = name();
+        Lease two = client.semaphore(name, 3).tryAcquire(2).orElseThrow();
+        Cli.Result lowered = Cli.run("resize", name, "1", "--redis", server.uri());
+        assertThat(lowered.exit()).as("%s", lowered).isZero();
+        assertThat(lowered.out()).contains("resized semaphore '" + name + "' from 3 to 1 permits (1 holder, above "
+                + "the new number");
+        assertThat(two.confirm()).isTrue();
+        assertThat(client.semaphore(name, 1).inspect().permits()).isEqualTo(1);
+        Cli.Result oldNumber = Cli.run("run", name, "--of", "3", "--redis", server.uri(), "--", "true");
+        assertThat(oldNumber.exit()).as("%s", oldNumber).isNotZero();
+        assertThat(oldNumber.err()).contains("has 1 permit, not 3")
+                .doesNotContain("Redis answered with an error");
+        two.release();
+        Cli.Result raised = Cli.run("resize", name, "5", "--redis", server.uri());
+        assertThat(raised.exit()).as("%s", raised).isZero();
+        assertThat(client.semaphore(name, 5).available()).isEqualTo(5);
+        Cli.Result zero = Cli.run("resize", name, "0", "--redis", server.uri());
+        assertThat(zero.exit()).as("%s", zero).isEqualTo(ExitCodes.USAGE);
+        assertThat(zero.err()).contains("PERMITS must be at least 1: 0");
     }
 
     @Test

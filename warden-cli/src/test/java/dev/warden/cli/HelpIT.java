@@ -13,7 +13,8 @@ class HelpIT {
     @Test
     void everyCommandPrintsItsHelpWithoutItsRequiredArguments() throws Exception {
         for (List<String> command : List.of(List.of("run", "--help"), List.of("inspect", "-h"), List.of("locks", "--help"),
-                List.of("release", "--help"), List.of("doctor", "--help"), List.of("demo", "--help"))) {
+                List.of("release", "--help"), List.of("resize", "--help"), List.of("doctor", "--help"),
+                List.of("demo", "--help"))) {
             Cli.Result result = Cli.run(command.toArray(String[]::new));
             assertThat(result.exit()).as("%s: %s", command, result).isZero();
             assertThat(result.out()).as("%s", command).startsWith("Usage: warden " + command.get(0))
@@ -37,6 +38,9 @@ class HelpIT {
         // acknowledgement. The demo runs on one server, without acknowledgements.
         listed.put("doctor", List.of("--replica-acks=K"));
         notListed.put("doctor", List.of("--replica-ack-timeout", "--cluster", "--quorum"));
+        // A quorum has no semaphore to resize.
+        listed.put("resize", List.of("--cluster"));
+        notListed.put("resize", List.of("--replica-acks", "--replica-ack-timeout", "--quorum"));
         listed.put("demo", List.of());
         notListed.put("demo", List.of("--replica-acks", "--replica-ack-timeout", "--cluster", "--quorum"));
         for (String command : listed.keySet()) {

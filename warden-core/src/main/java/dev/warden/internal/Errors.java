@@ -4,6 +4,7 @@ import dev.warden.IllegalLockStateException;
 import dev.warden.LockConnectionException;
 import dev.warden.LockException;
 import dev.warden.LockTimeoutException;
+import dev.warden.SemaphorePermitsException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandInterruptedException;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -13,9 +14,14 @@ import io.netty.channel.ChannelException;
 import java.io.IOException;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** Translates failures at the Redis boundary into Warden's {@link LockException} tree. */
 final class Errors {
+    private static final Pattern PERMITS = Pattern.compile(
+            "^WARDEN-PERMITS (\\d+) (\\d+)");
+
     private Errors() {
     }
 
@@ -42,7 +48,9 @@ final class Errors {
             return new LockException(what + ": interrupted", e);
         }
         if (e instanceof RedisCommandExecutionException) {
-            return new LockException(what + ": Redis answered with an error: " + e.getMessage(), e);
+            LockException warden = wardenError(e, what);
+            return warden != null ? warden
+                    : new LockException(what + ": Redis answered with an error: " + e.getMessage(), e);
         }
         if (e instanceof RedisConnectionException || e instanceof IOException || e instanceof ChannelException
                 || isConnectionState(e)) {
@@ -52,6 +60,25 @@ final class Errors {
                     : ": Redis unreachable: " + e.getMessage()), e);
         }
         return new LockException(what + ": " + e, e);
+    }
+
+    /**
+     * Decodes an error reply that a Warden script made on purpose ({@code "WARDEN-PERMITS <stored> <named>"},
+     * {@code share.lua}'s settle_capacity) into its exception; null for any other error.
+     */
+    private static LockException wardenError(Throwable e, String what) {
+        String message = String.valueOf(e.getMessage());
+        Matcher permits = PERMITS.matcher(message);
+        if (permits.find()) {
+            return permitsDiffer(what, Integer.parseInt(permits.group(1)), Integer.parseInt(permits.group(2)));
+        }
+        return null;
+    }
+
+    /** The failure of an operation on a semaphore in use that has {@code stored} permits, named with {@code named}. */
+    static SemaphorePermitsException permitsDiffer(String what, int stored, int named) {
+        return new SemaphorePermitsException(what + ": the semaphore has " + stored + (stored == 1 ? " permit" : " permits") + ", not " + named
+                + "; while it is in use every client must name the same number (resize() changes it)", stored, named);
     }
 
     /**

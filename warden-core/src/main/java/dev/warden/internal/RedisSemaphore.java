@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.warden.DistributedSemaphore;
 import dev.warden.Lease;
+import dev.warden.LockClient;
 import dev.warden.SemaphoreInfo;
 
 /** A semaphore of one client: each request size is a {@link ShareView} of its {@link ShareLock}. Stateless. */
@@ -100,12 +101,53 @@ final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public int available() {
-        return inspect().available();
+        return share.client().await(availableRequest(), share.describe("available"));
     }
 
     @Override
     public CompletableFuture<Integer> availableAsync() {
-        return inspectAsync().thenApply(SemaphoreInfo::available);
+        return Futures.publish(this::availableRequest, share.client().callbackExecutor(),
+                share.describe("available"));
+    }
+
+    /**
+     * The free permits by this semaphore's number: all of them while nobody uses it (the next acquire stores that
+     * number); a failure if it is in use with another.
+     */
+    private CompletableFuture<Integer> availableRequest() {
+        return share.inspectRequest((state, identities) -> {
+            boolean inUse = state.used() > 0 || state.waiters() > 0;
+            if (!inUse) {
+                return permits;
+            }
+            if (state.capacity() != permits) {
+                throw Errors.permitsDiffer(share.describe("available"), (int) state.capacity(), permits);
+            }
+            return (int) Math.max(state.capacity() - state.used(), 0);
+        });
+    }
+
+    @Override
+    public DistributedSemaphore resize(int permits) {
+        checkResize(permits);
+        return share.client().await(resizeRequest(permits), share.describe("resize"));
+    }
+
+    @Override
+    public CompletableFuture<DistributedSemaphore> resizeAsync(int permits) {
+        checkResize(permits);
+        return Futures.publish(() -> resizeRequest(permits), share.client().callbackExecutor(),
+                share.describe("resize"));
+    }
+
+    private static void checkResize(int to) {
+        Require.argument(to >= 1 && to <= LockClient.MAX_PERMITS, "permits must be between 1 and %d: %d",
+                LockClient.MAX_PERMITS, to);
+    }
+
+    private CompletableFuture<DistributedSemaphore> resizeRequest(int to) {
+        checkResize(to);
+        return share.resizeRequest(to).thenApply(before -> new RedisSemaphore(share.resized(to), to));
     }
 
     @Override

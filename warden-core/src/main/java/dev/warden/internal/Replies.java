@@ -253,9 +253,28 @@ final class Replies {
     record ShareReleased(boolean held, List<Grant> grants) {
     }
 
+    /** {@code share-resize.lua}: the number of permits the semaphore had, 0 if none was stored. */
+    static long shareResized(List<Object> reply) {
+        String script = "share-resize";
+        if (reply == null || reply.size() != 2) {
+            throw unexpected(script, reply);
+        }
+        long before = integer(script, reply.get(0));
+        if (before < 0 || integer(script, reply.get(1)) < 0) {
+            throw unexpected(script, reply);
+        }
+        return before;
+    }
+
     /**
-     * {@code share-handed.lua}: the fences of the {@code waiters} that took the share over, in their order; or
-     * empty if the old holder's token held nothing ({@code -1}, a list of one here).
+     * In {@link #shareHanded}'s answer, a waiter that did not take its share over: the permits in use were above a
+     * semaphore's lowered number.
+     */
+    static final long NOT_TAKEN_OVER = -2;
+
+    /**
+     * {@code share-handed.lua}: the fences of the {@code waiters} that took the share over, in their order, or
+     * {@link #NOT_TAKEN_OVER}; or empty if the old holder's token held nothing ({@code -1}, a list of one here).
      */
     static Optional<long[]> shareHanded(List<Object> reply, int waiters) {
         String script = "share-handed";
@@ -263,7 +282,7 @@ final class Replies {
             long[] fences = new long[waiters];
             for (int i = 0; i < waiters; i++) {
                 fences[i] = integer(script, reply.get(i));
-                if (fences[i] < 0) {
+                if (fences[i] < 0 && fences[i] != NOT_TAKEN_OVER) {
                     throw unexpected(script, reply);
                 }
             }

@@ -228,7 +228,9 @@ final class ShareLease extends LeaseBase {
                 return false;
             }
             for (int i = 0; i < successors.size(); i++) {
-                successors.get(i).settled(fences.get()[i], null);
+                long fence = fences.get()[i];
+                successors.get(i).settled(fence, fence == Replies.NOT_TAKEN_OVER
+                        ? "the semaphore's permits were lowered below those in use" : null);
             }
             releasedHeld();
             return true;

@@ -132,6 +132,17 @@ final class ShareLock {
         return client.inspectShare(keys, client.identityReader(), build);
     }
 
+    /** A semaphore's number of permits set to {@code permits}, from this lock's; answers the number it had. */
+    CompletableFuture<Long> resizeRequest(long permits) {
+        return client.inFlight().track(InFlight.Kind.WORK,
+                () -> client.shareScripts().resize(keys, kind, capacity, permits));
+    }
+
+    /** This lock with another capacity and the same replica policy. */
+    ShareLock resized(long newCapacity) {
+        return new ShareLock(client, name, kind, newCapacity, replicas);
+    }
+
     CompletableFuture<OptionalLong> forceReleaseRequest(ShareScripts.Holders which) {
         return client.inFlight().track(InFlight.Kind.WORK,
                 () -> client.shareScripts().forceRelease(keys, kind, which));

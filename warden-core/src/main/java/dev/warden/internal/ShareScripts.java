@@ -26,7 +26,9 @@ final class ShareScripts {
     private static final Script FORCE_RELEASE = Script.load("share-force-release", Scripts.LOCK, Scripts.QUEUE,
             SHARE);
     private static final Script HELD = Script.load("share-held", Scripts.LOCK);
-    private static final List<Script> ALL = List.of(ACQUIRE, RELEASE, HANDED, RENEW, INSPECT, FORCE_RELEASE, HELD);
+    private static final Script RESIZE = Script.load("share-resize", Scripts.LOCK, Scripts.QUEUE, SHARE);
+    private static final List<Script> ALL = List.of(ACQUIRE, RELEASE, HANDED, RENEW, INSPECT, FORCE_RELEASE, HELD,
+            RESIZE);
 
     /** Which holders a forced release removes. */
     enum Holders {
@@ -159,6 +161,17 @@ final class ShareScripts {
     CompletableFuture<Replies.ShareState> inspect(ShareKeys keys) {
         return scripts.<List<Object>>run(INSPECT, ScriptOutputType.MULTI, keys.all(),
                 Integer.toString(LockInfo.WAITING_SHOWN)).thenApply(Replies::shareState);
+    }
+
+    /**
+     * Sets a semaphore's number of permits to {@code permits} if it has {@code named} (or none, or is not in use),
+     * lending what a raise frees to the queue; answers the number it had, 0 if none was stored. A semaphore in use
+     * with another number fails with {@link dev.warden.SemaphorePermitsException}.
+     */
+    CompletableFuture<Long> resize(ShareKeys keys, ShareKeys.Kind kind, long named, long permits) {
+        return scripts.<List<Object>>run(RESIZE, ScriptOutputType.MULTI, keys.all(), Long.toString(named),
+                Long.toString(permits), kind.arg, RETENTION, keys.channel(), scripts.publish())
+                .thenApply(Replies::shareResized);
     }
 
     /** Removes holders whoever they are and lends their permits on; answers their highest fence, or empty. */

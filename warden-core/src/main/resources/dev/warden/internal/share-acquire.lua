@@ -13,13 +13,12 @@
 -- queued before it}.
 local state, holders, queue, registrations = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local token, permits, retention = ARGV[1], tonumber(ARGV[8]), tonumber(ARGV[12])
-local cap = capacity(state, ARGV[9], redis.call('HGET', state, 'cap'))
-if type(cap) == 'table' then return cap end
 local used, expired = expire_holders(state, holders, tonumber(redis.call('HGET', state, 'used')) or 0)
 if expired then
   redis.call('HSET', state, 'used', used)
 end
--- Only a waiter's later try can find its token granted already: a first try's token is new.
+-- Only a waiter's later try can find its token granted already: a first try's token is new. A grant stands even if
+-- the capacity changed since it queued (share-resize.lua): it was lent within the new one.
 local mine
 if ARGV[3] == '2' then
   mine = select(2, parse_holder(redis.call('HGET', state, token)))
@@ -27,6 +26,8 @@ end
 if mine then
   return {1, mine, math.max(tonumber(redis.call('ZSCORE', holders, token)) - now_ms(), 0)}
 end
+local cap = settle_capacity(state, queue, registrations, ARGV[9], used, retention)
+if type(cap) == 'table' then return cap end
 -- A writer that takes the read lock (a downgrade) comes before the queue, which waits for that writer anyway.
 local companion = false
 if ARGV[11] ~= '' then

@@ -6,8 +6,9 @@
 -- KEYS[1] state, KEYS[2] holders, KEYS[3] queue, KEYS[4] registrations; ARGV[1] the holder's token, ARGV[2] the
 -- kind of lock, ARGV[3] fence retention ms, ARGV[4] grant channel, ARGV[5] the publish command, ARGV[6] the
 -- client's id, then per waiter its token and permits.
--- Returns the waiters' fences, in their order; or -1 if the holder's token held nothing (ended, or forced out):
--- then every lease is lost, and what a release granted the waiters meanwhile is given back.
+-- Returns the waiters' fences, in their order, -2 for a waiter that did not take its share over because the permits
+-- in use are above a semaphore's lowered number (share-resize.lua); or -1 if the holder's token held nothing (ended,
+-- or forced out): then every lease is lost, and what a release granted the waiters meanwhile is given back.
 local state, holders, queue, registrations, old = KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1]
 local used, freed = expire_holders(state, holders, tonumber(redis.call('HGET', state, 'used')) or 0)
 local held = parse_holder(redis.call('HGET', state, old))
@@ -46,6 +47,10 @@ for i = 7, #ARGV, 2 do
     redis.call('HDEL', state, new)
     redis.call('ZREM', holders, new)
     used = used - granted
+    freed = true
+  elseif held and used + permits > cap then
+    -- The semaphore's number of permits was lowered below those in use: no more is lent, here either.
+    fence = -2
     freed = true
   elseif held then
     if ARGV[2] == 's' or permits >= cap then

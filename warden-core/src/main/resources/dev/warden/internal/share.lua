@@ -11,19 +11,6 @@
 -- The state and holders live `retention` ms (a day) past the last lease's end, for the fencing counter; the queue
 -- and registrations as long as their newest registration.
 
--- The capacity stored with the lock (`stored`, what HGET read), stored now if it has none; an error reply if it
--- differs from `cap` (text).
-local function capacity(state, cap, stored)
-  if not stored then
-    redis.call('HSET', state, 'cap', cap)
-    return tonumber(cap)
-  end
-  if stored ~= cap then
-    return redis.error_reply('WARDEN ' .. state .. ' has ' .. stored .. ' permits, not ' .. cap)
-  end
-  return tonumber(stored)
-end
-
 -- A holder's permits and fence (numbers) from its entry in the state, or nothing.
 local function parse_holder(entry)
   if not entry then return nil end
@@ -107,6 +94,34 @@ local function dequeue(queue, registrations, token)
   if redis.call('ZREM', queue, token) == 1 then
     unregister(registrations, token, redis.call('HGET', registrations, token))
   end
+end
+
+-- Whether a live waiter is queued; drops the dead ones at the queue's head on the way.
+local function waiter_queued(queue, registrations)
+  while true do
+    local head = redis.call('ZRANGE', queue, 0, 0)[1]
+    if not head then return false end
+    local entry = redis.call('HGET', registrations, head)
+    if live(entry) then return true end
+    redis.call('ZREM', queue, head)
+    unregister(registrations, head, entry)
+  end
+end
+
+-- The lock's capacity as the caller names it, `cap` (text), with `used` permits lent (after expire_holders). It is
+-- stored if none is, and replaces a stored one that differs while the lock is not in use (no live holder, no live
+-- waiter): nothing depends on the old number then. A new state lives `retention` ms. While in use, a stored capacity
+-- that differs is an error reply "WARDEN-PERMITS <stored> <cap>".
+local function settle_capacity(state, queue, registrations, cap, used, retention)
+  local stored = redis.call('HGET', state, 'cap')
+  if stored ~= cap then
+    if stored and (used > 0 or waiter_queued(queue, registrations)) then
+      return redis.error_reply('WARDEN-PERMITS ' .. stored .. ' ' .. cap)
+    end
+    redis.call('HSET', state, 'cap', cap)
+    if redis.call('PTTL', state) < 0 then redis.call('PEXPIRE', state, retention) end
+  end
+  return tonumber(cap)
 end
 
 -- Lends to the queue's oldest live waiters, in order, while their permits fit in `used` of `cap`, after the fence
