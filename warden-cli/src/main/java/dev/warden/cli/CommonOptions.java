@@ -1,9 +1,19 @@
 package dev.warden.cli;
 
 import dev.warden.LockConfig;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
 import java.io.IOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.time.Duration;
 import java.util.Arrays;
 import picocli.CommandLine.Model.CommandSpec;
@@ -19,6 +29,8 @@ import picocli.CommandLine.Spec;
 final class CommonOptions {
     @Spec(Spec.Target.MIXEE)
     CommandSpec spec;
+
+    private static final Pattern USER_INFO = Pattern.compile("^[a-zA-Z0-9+.-]+://([^@/]*)@");
 
     @Option(names = "--redis", paramLabel = "URI", defaultValue = "${env:WARDEN_REDIS:-redis://127.0.0.1:6379}",
             description = "Redis server URI (default: $WARDEN_REDIS, else ${DEFAULT-VALUE}); "
@@ -54,6 +66,27 @@ final class CommonOptions {
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this command's help and exit")
     boolean help;
+
+    /**
+     * The options that say how to connect and authenticate, as arguments for a child process of the same command
+     * line (the demo's workers): the password file and the TLS files, as absolute paths. {@code WARDEN_PASSWORD}
+     * reaches the child through its environment.
+     */
+    List<String> credentialArguments() {
+        List<String> arguments = new ArrayList<>();
+        addPath(arguments, "--password-file", passwordFile);
+        addPath(arguments, "--tls-ca", tlsCa);
+        addPath(arguments, "--tls-cert", tlsCert);
+        addPath(arguments, "--tls-key", tlsKey);
+        return arguments;
+    }
+
+    private static void addPath(List<String> arguments, String option, Path file) {
+        if (file != null) {
+            arguments.add(option);
+            arguments.add(file.toAbsolutePath().toString());
+        }
+    }
 
     /**
      * Checks the options that need no connection ({@code --timeout}); a bad value is a usage error naming it.
@@ -104,6 +137,39 @@ final class CommonOptions {
             builder.tlsClientCertificate(tlsCert, tlsKey);
         }
         return builder;
+    }
+
+    /**
+     * {@code uri} with this command line's password (where the URI has none) and TLS files, for a plain Lettuce
+     * connection beside the lock client's (the demo's prize pool).
+     *
+     * @return the URI and the client options to connect with
+     */
+    Map.Entry<RedisURI, ClientOptions> plainConnection(String uri) {
+        check();
+        RedisURI redisUri = RedisURI.create(uri);
+        redisUri.setTimeout(timeout);
+        char[] password = password();
+        if (password != null) {
+            // As the lock client does: the URI's user alone takes it; a URI with user:password keeps its own.
+            Matcher userInfo = USER_INFO.matcher(uri);
+            if (!userInfo.find()) {
+                redisUri.setAuthentication(password);
+            } else if (userInfo.group(1).indexOf(':') < 0) {
+                redisUri.setAuthentication(URLDecoder.decode(userInfo.group(1), StandardCharsets.UTF_8), password);
+            }
+        }
+        SslOptions.Builder ssl = SslOptions.builder();
+        if (tlsCa != null) {
+            ssl.trustManager(tlsCa.toFile());
+        }
+        if ((tlsCert == null) != (tlsKey == null)) {
+            throw new IllegalArgumentException("--tls-cert and --tls-key go together: " + tlsCert + ", " + tlsKey);
+        }
+        if (tlsCert != null) {
+            ssl.keyManager(tlsCert.toFile(), tlsKey.toFile(), null);
+        }
+        return Map.entry(redisUri, ClientOptions.builder().sslOptions(ssl.build()).build());
     }
 
     /** The password from {@code --password-file}, else {@code $WARDEN_PASSWORD}, else null. */

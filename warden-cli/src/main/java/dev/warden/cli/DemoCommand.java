@@ -1,6 +1,7 @@
 package dev.warden.cli;
 
 import dev.warden.redisserver.RedisServer;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -100,9 +101,9 @@ final class DemoCommand implements Callable<Integer> {
     private int contest(String uri, boolean embedded) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         DemoKeys keys = new DemoKeys(common.prefix, UUID.randomUUID().toString().substring(0, 8));
-        RedisURI redisUri = RedisURI.create(uri);
-        redisUri.setTimeout(common.timeout);
-        RedisClient dataClient = RedisClient.create(redisUri);
+        Map.Entry<RedisURI, ClientOptions> connection = common.plainConnection(uri);
+        RedisClient dataClient = RedisClient.create(connection.getKey());
+        dataClient.setOptions(connection.getValue());
         try (StatefulRedisConnection<String, String> data = dataClient.connect()) {
             RedisCommands<String, String> redis = data.sync();
             redis.set(keys.prizes(), Integer.toString(prizes));
@@ -262,6 +263,7 @@ final class DemoCommand implements Callable<Integer> {
                     "--timeout", common.timeout.toMillis() + "ms", "--run", keys.run(),
                     "--clients", Integer.toString(share), "--wait", wait.toMillis() + "ms",
                     "--steady", steady.toMillis() + "ms"));
+            command.addAll(common.credentialArguments());
             workers.add(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
         }
         return workers;

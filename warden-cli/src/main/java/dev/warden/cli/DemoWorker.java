@@ -61,9 +61,9 @@ final class DemoWorker implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException, java.io.IOException {
         DemoKeys keys = new DemoKeys(common.prefix, run);
-        RedisURI uri = RedisURI.create(common.redis);
-        uri.setTimeout(common.timeout);
-        RedisClient dataClient = RedisClient.create(uri);
+        java.util.Map.Entry<RedisURI, io.lettuce.core.ClientOptions> connection = common.plainConnection(common.redis);
+        RedisClient dataClient = RedisClient.create(connection.getKey());
+        dataClient.setOptions(connection.getValue());
         try (LockClient locks = LockClient.create(common.config(null).build());
              StatefulRedisConnection<String, String> data = dataClient.connect()) {
             DistributedLock lock = locks.lock(keys.lockName());

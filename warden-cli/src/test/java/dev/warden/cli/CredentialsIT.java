@@ -30,6 +30,12 @@ class CredentialsIT {
             assertThat(fromEnv.exit()).as("%s", fromEnv).isZero();
             assertThat(fromEnv.out()).contains("state:         free");
 
+            // The demo's worker processes connect with the same password.
+            Cli.Result demo = Cli.run("demo", "--redis", server.uri(), "--password-file", file.toString(),
+                    "--clients", "4", "--prizes", "2", "--processes", "2", "--steady", "0");
+            assertThat(demo.exit()).as("%s", demo).isZero();
+            assertThat(demo.out()).containsPattern("winners\\s+2\\R");
+
             // A URI that names a user alone takes the password as that ACL user's.
             Files.writeString(file, "s3cret-locker\n");
             Cli.Result asUser = Cli.run("inspect", "job", "--redis", server.uri().replace("redis://", "redis://locker@"),

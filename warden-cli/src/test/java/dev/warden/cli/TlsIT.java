@@ -30,6 +30,11 @@ class TlsIT {
             assertThat(inspect.out()).contains("state:         free").containsPattern("last fence:    \\d+");
             Cli.Result locks = Cli.run(concat(new String[] {"locks"}, tls));
             assertThat(locks.exit()).as("%s", locks).isZero();
+            // The demo's own connection and its worker processes use the same files.
+            Cli.Result demo = Cli.run(concat(new String[] {"demo", "--clients", "4", "--prizes", "2", "--processes",
+                    "2", "--steady", "0"}, tls));
+            assertThat(demo.exit()).as("%s", demo).isZero();
+            assertThat(demo.out()).containsPattern("winners\\s+2\\R");
 
             // Without the CA the server's certificate is not trusted; without the client certificate the server
             // refuses the handshake: both are Redis unavailable, not a hang.

@@ -515,24 +515,29 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
         heads.forEach(Waiter::wake);
     }
 
-    synchronized void close() {
+    /**
+     * Stops waking waiters and closes the pub/sub connection, once it is open if it is still connecting.
+     *
+     * @return completes when the connection is closed (or never opened); a failure to close is logged here
+     */
+    synchronized CompletableFuture<Void> close() {
         closed = true;
         for (Channel c : channels.values()) {
             if (c.linger != null) {
                 c.linger.cancel(false);
             }
         }
-        if (connection != null) {
-            Futures.whenDone(connection, (open, error) -> {
-                if (open != null) {
-                    Futures.whenDone(open.closeAsync(), (closed, closeError) -> {
-                        if (closeError != null) {
-                            LOG.warn("pub/sub connection did not close cleanly: {}", closeError.toString());
-                        }
-                    }, "closing the pub/sub connection", null);
-                }
-            }, "closing the pub/sub connection", null);
+        if (connection == null) {
+            return CompletableFuture.completedFuture(null);
         }
+        return connection.handle((open, error) -> open).thenCompose(open -> open == null
+                ? CompletableFuture.<Void>completedFuture(null)
+                : open.closeAsync().handle((closed, closeError) -> {
+                    if (closeError != null) {
+                        LOG.warn("pub/sub connection did not close cleanly: {}", closeError.toString());
+                    }
+                    return null;
+                }));
     }
 
     private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection() {

@@ -16,9 +16,13 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The connections to one Redis deployment (a server, a Sentinel-managed master, or a cluster): its {@link Link},
@@ -26,6 +30,10 @@ import java.util.function.Supplier;
  * threads are the client's {@link SharedResources}; a quorum has one of these per server.
  */
 final class Server {
+    private static final Logger LOG = LoggerFactory.getLogger(Server.class);
+    /** How long {@link #close()} waits for the pub/sub connection to close. */
+    private static final long PUBSUB_CLOSE_MILLIS = 2_000;
+
     private final Link link;
     private final Scripts scripts;
     private final Notifier notifier;
@@ -151,9 +159,21 @@ final class Server {
         return link.cluster();
     }
 
-    /** Closes the pub/sub side and the connections; the shared threads stay. */
+    /**
+     * Closes the pub/sub side and the connections; the shared threads stay. The pub/sub connection is closed first,
+     * and waited for (at most {@link #PUBSUB_CLOSE_MILLIS}): Lettuce's shutdown closes every connection of its
+     * client, and warns of one whose close had begun but not ended ("Connection is already closed").
+     */
     void close() {
-        notifier.close();
+        CompletableFuture<Void> pubSubClosed = notifier.close();
+        try {
+            pubSubClosed.get(PUBSUB_CLOSE_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // Not closed in time: the shutdown below closes it, with Lettuce's warning. A failure was logged.
+            LOG.debug("pub/sub connection not closed within {} ms: {}", PUBSUB_CLOSE_MILLIS, e.toString());
+        }
         link.close();
     }
 }
