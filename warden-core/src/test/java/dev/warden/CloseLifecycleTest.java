@@ -14,6 +14,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -30,6 +31,8 @@ import org.junit.jupiter.api.Timeout;
  * <p>Also checked: every worker thread of the closed client returns, and every future of an async call started
  * before the close completes (async acquires, releases, inspections, fencing tokens, available permits).
  */
+// Tagged "full": a stress test with a CPU burner per core; in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class CloseLifecycleTest extends RedisTestSupport {
     private static final int ROUNDS = 40;

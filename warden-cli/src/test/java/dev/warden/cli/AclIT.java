@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,6 +25,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The command line as a Redis user created by the rule in docs/acl.md, its password in {@code WARDEN_REDIS} rather
  * than on the command line: run (one run waiting for another's lock), inspect, locks, and the doctor's ACL finding.
  */
+// Tagged "full": slow (processes against several servers); in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 @Timeout(120)
 class AclIT {
     private static final Path DOC = Path.of("..", "docs", "acl.md");

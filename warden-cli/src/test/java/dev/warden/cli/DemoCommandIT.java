@@ -6,6 +6,7 @@ import dev.warden.redisserver.RedisServer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** {@code warden demo} end to end, and the README's launcher. */
@@ -24,6 +25,8 @@ class DemoCommandIT {
                 .containsPattern("overlapping holders \\(steady state\\)\\s+0\\R");
     }
 
+    // Tagged "full": two more demos (the default one stays in every run); in `mvn -B verify -Pfull` and CI.
+    @Tag("full")
     @Test
     void demoAgainstAGivenServerUsesItAndCleansUp() throws Exception {
         try (RedisServer server = RedisServer.start()) {

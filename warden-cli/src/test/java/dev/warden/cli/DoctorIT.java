@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -21,6 +22,8 @@ import org.junit.jupiter.api.Timeout;
  * {@code warden doctor} as a real process against real servers, each started with one setting the doctor must
  * flag (or not): eviction, persistence, replicas, CONFIG renamed, ACL refusals, Cluster, Sentinel.
  */
+// Tagged "full": slow (processes against several servers); in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 @Timeout(120)
 class DoctorIT {
     private static final Pattern FINDING = Pattern.compile("^(OK|WARN|UNSAFE|UNCHECKED) +([A-Z]+) ",

@@ -24,11 +24,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** {@code warden locks} as a real process against real servers: a server, a cluster, and 100,000 held locks. */
+// Tagged "full": slow (processes against several servers); in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 @Timeout(180)
 class LocksIT {
     /**

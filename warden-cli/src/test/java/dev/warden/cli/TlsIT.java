@@ -6,10 +6,13 @@ import dev.warden.redisserver.Certificates;
 import dev.warden.redisserver.RedisServer;
 import java.nio.file.Path;
 import java.util.Arrays;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The command line over TLS: a CA file and a client certificate (mutual TLS) against a TLS-only redis-server. */
+// Tagged "full": slow (processes against several servers); in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 class TlsIT {
     @Test
     void runInspectAndLocksWithACaFileAndAClientCertificate(@TempDir Path dir) throws Exception {

@@ -9,12 +9,15 @@ import dev.warden.LockConfig;
 import dev.warden.redisserver.RedisCluster;
 import dev.warden.redisserver.RedisServer;
 import java.time.Duration;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Every command on every topology: a cluster, a quorum, a master named by Sentinel, and a server with a replica that
  * must acknowledge.
  */
+// Tagged "full": slow (processes against several servers); in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 class TopologiesIT {
     @Test
     void runAndInspectOnACluster() throws Exception {

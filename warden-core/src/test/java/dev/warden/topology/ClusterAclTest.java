@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,6 +27,8 @@ import org.junit.jupiter.api.Timeout;
  * docs/acl.md's rule with its Cluster additions, on every node of a real cluster: locks on every node's slots, a
  * waiter granted by another client's release, a semaphore's waiter, inspect and the listing, and nothing refused.
  */
+// Tagged "full": starts replicas, Sentinels or a cluster (minutes together); in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 @Timeout(120)
 class ClusterAclTest {
     private static final Path DOC = Path.of("..", "docs", "acl.md");

@@ -23,12 +23,15 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * A real cluster of three masters: locks on every node's slots, waits, renewals and a slot migration; and, on
  * clusters with a replica per master, replica acknowledgements through the kill of a master.
  */
+// Tagged "full": starts replicas, Sentinels or a cluster (minutes together); in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 class ClusterTest {
     private static RedisCluster cluster;
     private final List<LockClient> clients = new ArrayList<>();

@@ -29,6 +29,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,6 +37,8 @@ import org.junit.jupiter.api.Timeout;
  * docs/acl.md's rule on every server of a quorum (three independent servers): every quorum feature as that user,
  * with nothing refused on any server; and what a right missing on one server, or on a majority, does.
  */
+// Tagged "full": starts replicas, Sentinels or a cluster (minutes together); in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 @Timeout(120)
 class QuorumAclTest {
     /** A wait far longer than any refusal, or any wake-up by a release, may take. */

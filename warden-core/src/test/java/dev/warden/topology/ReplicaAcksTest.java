@@ -17,12 +17,15 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * A real master and replica: a grant acknowledged by the replica survives a failover; without acknowledgements a
  * grant the replica never saw is granted twice, which is why the option exists.
  */
+// Tagged "full": starts replicas, Sentinels or a cluster (minutes together); in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 class ReplicaAcksTest {
     private final List<AutoCloseable> resources = new ArrayList<>();
     private RedisServer master;

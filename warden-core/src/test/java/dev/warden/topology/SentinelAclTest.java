@@ -24,6 +24,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,6 +35,8 @@ import org.junit.jupiter.api.Timeout;
  * credentials: the URI's user and password go to the master alone, and a sentinel that requires a password cannot
  * be reached.
  */
+// Tagged "full": starts replicas, Sentinels or a cluster (minutes together); in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 @Timeout(120)
 class SentinelAclTest {
     private static final String MASTER = "wardenmaster";

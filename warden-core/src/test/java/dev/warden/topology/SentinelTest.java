@@ -17,6 +17,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,6 +26,8 @@ import org.junit.jupiter.api.Test;
  * reported lost, never held by two at once. And a client whose connections are left on a demoted master moves to
  * the master Sentinel names.
  */
+// Tagged "full": starts replicas, Sentinels or a cluster (minutes together); in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 class SentinelTest {
     private static final String MASTER = "wardenmaster";
     private final List<AutoCloseable> resources = new ArrayList<>();

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
@@ -78,11 +79,15 @@ class ModelCheckTest {
         assertViolated("MutantNoDrift", "Invariant MutualExclusion is violated");
     }
 
+    // Tagged "full": a liveness mutant, about 2 minutes of TLC; in `mvn -B verify -Pfull` and CI.
+    @Tag("full")
     @Test
     void anAcquireThatKeepsADeadWaiterAtTheHeadOfTheQueueStarvesTheLiveOnesBehindIt() throws Exception {
         assertViolated("MutantNoPrune", "Temporal properties were violated");
     }
 
+    // Tagged "full": a liveness mutant, about 2 minutes of TLC; in `mvn -B verify -Pfull` and CI.
+    @Tag("full")
     @Test
     void aQuietRegistrationTakenForLiveAfterItsClientDiedStarvesTheLiveWaitersBehindIt() throws Exception {
         assertViolated("MutantNoListenCheck", "Temporal properties were violated");
