@@ -111,6 +111,7 @@ class WatchdogTest extends RedisTestSupport {
         }
         for (Thread thread : threads) {
             thread.join(TimeUnit.SECONDS.toMillis(30));
+            assertThat(thread.isAlive()).as("%s ended within 30 s", thread.getName()).isFalse();
         }
         assertThat(failure.get()).isNull();
         assertThat(cycles.get()).isGreaterThan(1_000);

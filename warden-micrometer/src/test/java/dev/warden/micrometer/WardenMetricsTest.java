@@ -129,9 +129,9 @@ class WardenMetricsTest {
         WardenMetrics.builder(registry).build();
         assertThatThrownBy(() -> WardenMetrics.builder(registry).build())
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("own tags");
-        WardenMetrics second = WardenMetrics.builder(registry).tags("client", "second").build();
-        assertThat(second).isNotNull();
+        WardenMetrics.builder(registry).tags("client", "second").build();
         assertThat(registry.find("warden.lock.leases").gauges()).hasSize(2);
+        assertThat(registry.find("warden.lock.leases").tag("client", "second").gauges()).hasSize(1);
         assertThatThrownBy(() -> WardenMetrics.builder(registry).tags("odd"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pairs");
     }
