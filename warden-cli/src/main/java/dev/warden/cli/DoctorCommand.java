@@ -1,5 +1,12 @@
 package dev.warden.cli;
 
+import dev.warden.cli.doctor.DoctorJson;
+import dev.warden.cli.doctor.DoctorOptions;
+import dev.warden.cli.doctor.DoctorProbe;
+import dev.warden.cli.doctor.DoctorReport;
+import dev.warden.cli.doctor.DoctorText;
+import dev.warden.cli.doctor.Durability;
+
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCredentials;
@@ -10,6 +17,7 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -87,8 +95,9 @@ final class DoctorCommand implements Callable<Integer> {
         Durations.check(spec, "--max-clock-offset", maxClockOffset, Duration.ZERO, Durations.MAX);
         // Validates the URI, prefix and timeout as every other command does (IllegalArgumentException: usage).
         var config = common.config(null).build();
-        RedisURI uri = RedisURI.create(common.redis);
-        uri.setTimeout(common.timeout);
+        // With --password-file (or $WARDEN_PASSWORD) and the TLS files, as every command connects.
+        Map.Entry<RedisURI, ClientOptions> plain = common.plainConnection(common.redis);
+        RedisURI uri = plain.getKey();
         DoctorOptions options = new DoctorOptions(config.redisUriForDisplay(),
                 Optional.ofNullable(uri.getSentinelMasterId()), common.prefix, common.timeout, durability,
                 replicaAcks, maxClockOffset, samples);
@@ -97,6 +106,7 @@ final class DoctorCommand implements Callable<Integer> {
                 .autoReconnect(false)
                 .timeoutOptions(TimeoutOptions.enabled(common.timeout))
                 .socketOptions(SocketOptions.builder().connectTimeout(common.timeout).build())
+                .sslOptions(plain.getValue().getSslOptions())
                 .build());
         try {
             StatefulRedisConnection<String, String> connection;

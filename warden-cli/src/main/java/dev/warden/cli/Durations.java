@@ -115,13 +115,7 @@ final class Durations implements ITypeConverter<Duration> {
     }
 
     static String format(Duration d) {
-        if (d.isZero()) {
-            return "0s";
-        }
-        if (d.toMillis() % 1000 != 0) {
-            return d.toMillis() + "ms";
-        }
-        return d.toSeconds() + "s";
+        return dev.warden.cli.doctor.Finding.duration(d);
     }
 
     /** A limit for people, in its largest whole unit: 200ms, 30s, 1h, 24h. */

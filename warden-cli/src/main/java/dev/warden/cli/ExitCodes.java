@@ -20,7 +20,7 @@ final class ExitCodes {
     /** {@code warden run}: the lease was lost while the command ran, and the command was terminated. */
     static final int LEASE_LOST = 76;
     /** {@code warden doctor}: a setting that makes locks unsafe was found (sysexits' EX_CONFIG). */
-    static final int UNSAFE_CONFIGURATION = 78;
+    static final int UNSAFE_CONFIGURATION = dev.warden.cli.doctor.DoctorReport.UNSAFE_EXIT;
     /** {@code warden run}: the command exists but could not be executed. */
     static final int CANNOT_EXECUTE = 126;
     /** {@code warden run}: the command was not found. */

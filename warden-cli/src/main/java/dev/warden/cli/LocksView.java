@@ -1,5 +1,7 @@
 package dev.warden.cli;
 
+import dev.warden.cli.doctor.DoctorJson;
+
 import dev.warden.Identity;
 import dev.warden.LockInfo;
 import dev.warden.ReadWriteLockInfo;

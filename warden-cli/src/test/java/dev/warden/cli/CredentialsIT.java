@@ -36,6 +36,11 @@ class CredentialsIT {
             assertThat(demo.exit()).as("%s", demo).isZero();
             assertThat(demo.out()).containsPattern("winners\\s+2\\R");
 
+            // And the doctor.
+            Cli.Result doctor = Cli.run("doctor", "--redis", server.uri(), "--password-file", file.toString());
+            assertThat(doctor.exit()).as("%s", doctor).isNotEqualTo(ExitCodes.REDIS_UNAVAILABLE);
+            assertThat(doctor.out()).contains("user default").doesNotContain("NOAUTH");
+
             // A URI that names a user alone takes the password as that ACL user's.
             Files.writeString(file, "s3cret-locker\n");
             Cli.Result asUser = Cli.run("inspect", "job", "--redis", server.uri().replace("redis://", "redis://locker@"),

@@ -9,7 +9,7 @@ import java.util.Map;
  * A strict JSON reader for the tests (no JSON library is on the class path): objects become maps, arrays lists,
  * numbers {@code Long} or {@code Double}. Anything that is not JSON throws {@link IllegalArgumentException}.
  */
-final class Json {
+public final class Json {
     private final String text;
     private int at;
 
@@ -17,7 +17,7 @@ final class Json {
         this.text = text;
     }
 
-    static Object parse(String text) {
+    public static Object parse(String text) {
         Json json = new Json(text);
         Object value = json.value();
         json.space();

@@ -1,4 +1,4 @@
-package dev.warden.cli;
+package dev.warden.cli.doctor;
 
 import java.time.Duration;
 import java.util.List;
@@ -9,10 +9,23 @@ import java.util.Locale;
  * clock that steps forward expires leases early, and one that steps back lowers the floor of fencing tokens after
  * data loss. An offset between the two clocks suggests that one of them is not synchronised, and will be stepped.
  */
-final class ClockCheck {
+final class ClockCheck implements Check {
     static final String CODE = "CLOCK";
 
-    private ClockCheck() {
+    @Override
+    public List<String> codes() {
+        return List.of(CODE);
+    }
+
+    @Override
+    public List<Finding> run(DoctorProbe probe) {
+        DoctorProbe.Timing timing = probe.timing();
+        if (timing.failure().isPresent()) {
+            return List.of(Finding.unchecked(CODE, "TIME failed: " + timing.failure().get(),
+                    "the clocks were not compared; Warden's scripts read TIME too (see ACL)",
+                    "allow TIME for this user"));
+        }
+        return List.of(evaluate(timing.samples(), probe.options().maxClockOffset()));
     }
 
     /**
@@ -47,7 +60,7 @@ final class ClockCheck {
         long boundMicros = bound.toNanos() / 1000;
         String observed = String.format(Locale.ROOT, "server clock %s the client's by %s (+-%s), spread %s over %d "
                         + "readings; bound %s", median >= 0 ? "ahead of" : "behind", ms(Math.abs(median)),
-                ms(uncertainty), ms(spread), offsets.length, Durations.format(bound));
+                ms(uncertainty), ms(spread), offsets.length, Finding.duration(bound));
         String fix = "run NTP (chrony, systemd-timesyncd) on both the Redis and the client machines, slewing rather "
                 + "than stepping the clock";
         if (Math.abs(median) - uncertainty > boundMicros) {

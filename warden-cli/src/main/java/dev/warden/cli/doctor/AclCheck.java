@@ -1,4 +1,4 @@
-package dev.warden.cli;
+package dev.warden.cli.doctor;
 
 import java.util.List;
 import java.util.Optional;
@@ -9,10 +9,22 @@ import java.util.stream.Collectors;
  * scratch lock under the key prefix. Trials need no admin rights, unlike {@code ACL DRYRUN} (Redis 7 only) or
  * {@code ACL GETUSER}, and they see renamed and disabled commands as well.
  */
-final class AclCheck {
+final class AclCheck implements Check {
     static final String CODE = "ACL";
 
-    private AclCheck() {
+    @Override
+    public List<String> codes() {
+        return List.of(CODE);
+    }
+
+    @Override
+    public List<Finding> run(DoctorProbe probe) {
+        if (!probe.role().equals("master")) {
+            return List.of(Finding.unchecked(CODE, probe.infoReply().ok() ? "role " + probe.role()
+                    + ": not a master" : probe.infoFailure(), "the trials write scratch keys, which only a master "
+                    + "accepts", "run warden doctor against the master"));
+        }
+        return List.of(AclTrials.run(probe));
     }
 
     /**

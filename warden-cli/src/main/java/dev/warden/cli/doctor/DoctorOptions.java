@@ -1,4 +1,4 @@
-package dev.warden.cli;
+package dev.warden.cli.doctor;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -15,6 +15,6 @@ import java.util.Optional;
  * @param maxClockOffset the largest clock offset that is OK
  * @param samples        how many PING and TIME round trips to measure
  */
-record DoctorOptions(String target, Optional<String> sentinelMaster, String prefix, Duration timeout,
+public record DoctorOptions(String target, Optional<String> sentinelMaster, String prefix, Duration timeout,
                      Durability durability, int replicaAcks, Duration maxClockOffset, int samples) {
 }

@@ -1,9 +1,10 @@
-package dev.warden.cli;
+package dev.warden.cli.doctor;
 
+import java.util.List;
 import java.util.Optional;
 
 /** Whether the server's persistence meets the durability the user needs ({@link Durability}). */
-final class PersistenceCheck {
+final class PersistenceCheck implements Check {
     static final String CODE = "PERSISTENCE";
 
     private static final String EMPTY_RESTART = "A Redis that restarts without the lock keys lets a second holder "
@@ -11,7 +12,23 @@ final class PersistenceCheck {
             + "keep rising (they are at least the server's time in microseconds), so a resource that checks them "
             + "rejects the old holder's writes, but mutual exclusion does not hold";
 
-    private PersistenceCheck() {
+    @Override
+    public List<String> codes() {
+        return List.of(CODE);
+    }
+
+    @Override
+    public List<Finding> run(DoctorProbe probe) {
+        DoctorProbe.Config config = probe.config();
+        Optional<Boolean> aof = config.appendonly.map(value -> value.equals("yes"))
+                .or(() -> probe.infoReply().ok()
+                        ? probe.info().get("aof_enabled").map(value -> value.equals("1")) : Optional.empty());
+        if (aof.isEmpty()) {
+            return List.of(Finding.unchecked(CODE, "neither CONFIG GET nor INFO persistence answered",
+                    "the doctor cannot tell whether locks survive a restart",
+                    "check appendonly, appendfsync and save in the server's configuration"));
+        }
+        return List.of(evaluate(probe.options().durability(), aof.get(), config.save, config.appendfsync));
     }
 
     /**

@@ -1,4 +1,4 @@
-package dev.warden.cli;
+package dev.warden.cli.doctor;
 
 import java.util.EnumMap;
 import java.util.List;
@@ -13,8 +13,8 @@ import java.util.Map;
  * @param role     {@code master}, {@code slave} or {@code unknown}
  * @param findings the findings, in the order of the checks
  */
-record DoctorReport(DoctorOptions options, String version, String mode, String role, List<Finding> findings) {
-    DoctorReport {
+public record DoctorReport(DoctorOptions options, String version, String mode, String role, List<Finding> findings) {
+    public DoctorReport {
         findings = List.copyOf(findings);
     }
 
@@ -28,8 +28,16 @@ record DoctorReport(DoctorOptions options, String version, String mode, String r
         return counts;
     }
 
-    /** @return {@link ExitCodes#UNSAFE_CONFIGURATION} if any finding is unsafe, else {@link ExitCodes#OK} */
-    int exitCode() {
-        return counts().get(Finding.Severity.UNSAFE) > 0 ? ExitCodes.UNSAFE_CONFIGURATION : ExitCodes.OK;
+    /** The exit code of a report with an unsafe finding: sysexits' EX_CONFIG, the command line's too. */
+    public static final int UNSAFE_EXIT = 78;
+
+    /** @return whether any finding is unsafe */
+    public boolean unsafe() {
+        return counts().get(Finding.Severity.UNSAFE) > 0;
+    }
+
+    /** @return {@link #UNSAFE_EXIT} if any finding is unsafe, else 0 */
+    public int exitCode() {
+        return unsafe() ? UNSAFE_EXIT : 0;
     }
 }

@@ -1,4 +1,4 @@
-package dev.warden.cli;
+package dev.warden.cli.doctor;
 
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,10 +1,24 @@
-package dev.warden.cli;
+package dev.warden.cli.doctor;
+
+import java.util.List;
 
 /** Whether a failover can lose a lock: replicas attached to the master against the acknowledgements required. */
-final class ReplicationCheck {
+final class ReplicationCheck implements Check {
     static final String CODE = "REPLICATION";
 
-    private ReplicationCheck() {
+    @Override
+    public List<String> codes() {
+        return List.of(CODE);
+    }
+
+    @Override
+    public List<Finding> run(DoctorProbe probe) {
+        if (!probe.infoReply().ok()) {
+            return List.of(Finding.unchecked(CODE, probe.infoFailure(), "the doctor cannot see the replicas, so it "
+                    + "cannot tell whether a failover can lose a lock", "allow INFO for this user"));
+        }
+        return List.of(evaluate(probe.role(), probe.cluster(), probe.info().number("connected_slaves", 0),
+                probe.options().replicaAcks()));
     }
 
     /**

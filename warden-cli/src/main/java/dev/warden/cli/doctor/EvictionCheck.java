@@ -1,10 +1,30 @@
-package dev.warden.cli;
+package dev.warden.cli.doctor;
+
+import java.util.List;
+import java.util.Optional;
 
 /** Whether the server's {@code maxmemory-policy} can evict lock keys, which all have a TTL. */
-final class EvictionCheck {
+final class EvictionCheck implements Check {
     static final String CODE = "EVICTION";
 
-    private EvictionCheck() {
+    @Override
+    public List<String> codes() {
+        return List.of(CODE);
+    }
+
+    @Override
+    public List<Finding> run(DoctorProbe probe) {
+        InfoReply info = probe.info();
+        DoctorProbe.Config config = probe.config();
+        Optional<String> policy = config.policy.or(() -> info.get("maxmemory_policy"));
+        Optional<Long> maxmemory = config.maxmemory.or(() -> probe.infoReply().ok()
+                && info.get("maxmemory").isPresent() ? Optional.of(info.number("maxmemory", 0)) : Optional.empty());
+        if (policy.isEmpty() || maxmemory.isEmpty()) {
+            return List.of(Finding.unchecked(CODE, "neither CONFIG GET nor INFO memory answered",
+                    "the doctor cannot tell whether lock keys can be evicted",
+                    "check that maxmemory-policy is noeviction"));
+        }
+        return List.of(evaluate(policy.get(), maxmemory.get()));
     }
 
     /**

@@ -1,11 +1,11 @@
-package dev.warden.cli;
+package dev.warden.cli.doctor;
 
 /**
  * What the user needs of held locks when the Redis server restarts ({@code warden doctor --durability}).
  * Fencing tokens keep rising whatever is chosen (they are at least the server's time in µs); mutual exclusion
  * across a restart needs the lock keys back.
  */
-enum Durability {
+public enum Durability {
     /** Locks may be lost when Redis restarts: two holders may then run at once until the old holder's renewal. */
     NONE("none"),
     /** Held locks must survive a restart or a crash of the Redis process (not of the machine): needs AOF. */
@@ -25,7 +25,7 @@ enum Durability {
     }
 
     /** Reads {@code none}, {@code restart} or {@code fsync}, for picocli. */
-    static Durability parse(String value) {
+    public static Durability parse(String value) {
         for (Durability d : values()) {
             if (d.label.equals(value)) {
                 return d;

@@ -1,5 +1,6 @@
-package dev.warden.cli;
+package dev.warden.cli.doctor;
 
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -12,10 +13,10 @@ import java.util.Objects;
  * @param meaning  what it means for locks
  * @param action   what to do; empty when nothing is to be done
  */
-record Finding(Severity severity, String code, String observed, String meaning, String action) {
+public record Finding(Severity severity, String code, String observed, String meaning, String action) {
 
     /** How a finding rates. */
-    enum Severity {
+    public enum Severity {
         /** Safe for locks. */
         OK,
         /** Locks keep their guarantees, but something deserves attention. */
@@ -26,7 +27,7 @@ record Finding(Severity severity, String code, String observed, String meaning, 
         UNCHECKED
     }
 
-    Finding {
+    public Finding {
         Objects.requireNonNull(severity, "severity");
         Objects.requireNonNull(code, "code");
         Objects.requireNonNull(observed, "observed");
@@ -48,5 +49,21 @@ record Finding(Severity severity, String code, String observed, String meaning, 
 
     static Finding unchecked(String code, String why, String meaning, String action) {
         return new Finding(Severity.UNCHECKED, code, why, meaning, action);
+    }
+
+    /**
+     * A duration as findings and the command line write it: {@code 0s}, {@code 250ms}, {@code 3s}.
+     *
+     * @param d the duration
+     * @return its text
+     */
+    public static String duration(Duration d) {
+        if (d.isZero()) {
+            return "0s";
+        }
+        if (d.toMillis() % 1000 != 0) {
+            return d.toMillis() + "ms";
+        }
+        return d.toSeconds() + "s";
     }
 }

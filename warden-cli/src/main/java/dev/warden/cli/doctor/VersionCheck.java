@@ -1,5 +1,6 @@
-package dev.warden.cli;
+package dev.warden.cli.doctor;
 
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -7,11 +8,27 @@ import java.util.regex.Pattern;
  * Whether the server's version runs Warden's commands. The scripts use {@code SET ... KEEPTTL} (Redis 6.0);
  * Warden is tested on 6.2 and 7.x; sharded pub/sub ({@code SSUBSCRIBE}, {@code SPUBLISH}) needs 7.0.
  */
-final class VersionCheck {
+final class VersionCheck implements Check {
     static final String CODE = "VERSION";
     private static final Pattern VERSION = Pattern.compile("(\\d+)\\.(\\d+)");
 
-    private VersionCheck() {
+    @Override
+    public List<String> codes() {
+        return List.of(CODE);
+    }
+
+    @Override
+    public boolean onSentinel() {
+        return true;
+    }
+
+    @Override
+    public List<Finding> run(DoctorProbe probe) {
+        if (!probe.infoReply().ok()) {
+            return List.of(Finding.unchecked(CODE, probe.infoFailure(), "the version is unknown",
+                    "check that the server runs Redis 6.2 or later"));
+        }
+        return List.of(evaluate(probe.version(), probe.cluster()));
     }
 
     /**

@@ -1,17 +1,17 @@
-package dev.warden.cli;
+package dev.warden.cli.doctor;
 
 import java.util.Locale;
 import java.util.Map;
 
 /** Renders a {@link DoctorReport} for people: one block per finding, wrapped to 100 columns, then a summary. */
-final class DoctorText {
+public final class DoctorText {
     private static final int WIDTH = 100;
     private static final String INDENT = " ".repeat(22);
 
     private DoctorText() {
     }
 
-    static String render(DoctorReport report) {
+    public static String render(DoctorReport report) {
         StringBuilder out = new StringBuilder();
         DoctorOptions options = report.options();
         out.append("warden doctor: ").append(options.target()).append(" (Redis ").append(report.version())
@@ -30,7 +30,7 @@ final class DoctorText {
         out.append(String.format(Locale.ROOT, "%n%d unsafe, %d warnings, %d unchecked, %d ok: exit code %d%s%n",
                 counts.get(Finding.Severity.UNSAFE), counts.get(Finding.Severity.WARN),
                 counts.get(Finding.Severity.UNCHECKED), counts.get(Finding.Severity.OK), report.exitCode(),
-                report.exitCode() == ExitCodes.OK ? "" : " (unsafe configuration)"));
+                report.unsafe() ? " (unsafe configuration)" : ""));
         return out.toString();
     }
 

@@ -1,12 +1,29 @@
-package dev.warden.cli;
+package dev.warden.cli.doctor;
 
+import java.util.List;
 import java.util.Optional;
 
 /** What kind of server the doctor reached ({@code redis_mode}, {@code role}) and what Warden needs there. */
-final class TopologyCheck {
+final class TopologyCheck implements Check {
     static final String CODE = "TOPOLOGY";
 
-    private TopologyCheck() {
+    @Override
+    public List<String> codes() {
+        return List.of(CODE);
+    }
+
+    @Override
+    public boolean onSentinel() {
+        return true;
+    }
+
+    @Override
+    public List<Finding> run(DoctorProbe probe) {
+        if (!probe.infoReply().ok()) {
+            return List.of(Finding.unchecked(CODE, probe.infoFailure(), "the doctor cannot tell a master from a "
+                    + "replica, nor Cluster or Sentinel", "allow INFO for this user"));
+        }
+        return List.of(evaluate(probe.mode(), probe.role(), probe.options().sentinelMaster()));
     }
 
     /**

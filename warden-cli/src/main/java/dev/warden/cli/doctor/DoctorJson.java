@@ -1,14 +1,14 @@
-package dev.warden.cli;
+package dev.warden.cli.doctor;
 
 import java.util.Locale;
 import java.util.Map;
 
 /** Renders a {@link DoctorReport} as one JSON object, for scripts; see docs/doctor.md for its fields. */
-final class DoctorJson {
+public final class DoctorJson {
     private DoctorJson() {
     }
 
-    static String render(DoctorReport report) {
+    public static String render(DoctorReport report) {
         DoctorOptions options = report.options();
         StringBuilder json = new StringBuilder("{\n");
         json.append("  \"target\": ").append(string(options.target())).append(",\n");
@@ -40,7 +40,7 @@ final class DoctorJson {
     }
 
     /** A JSON string literal: quotes, backslashes and control characters escaped. */
-    static String string(String value) {
+    public static String string(String value) {
         StringBuilder out = new StringBuilder("\"");
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
