@@ -45,6 +45,7 @@ class SharedScenariosSmokeTest {
                     }
                     assertThat(results.median(scenario, contender, scenario.latencyFigure()))
                             .as("%s %s", scenario, contender).isPositive();
+                    BenchSmokeTest.assertServerCost(results, scenario, contender);
                 }
             }
             // Readers share: two or more hold the lock at once, and no more holders than permits.
