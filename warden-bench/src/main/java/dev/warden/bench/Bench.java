@@ -27,10 +27,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Options: {@code --seconds N} per scenario and round (1), {@code --rounds N} (3), {@code --warmup N} seconds
  * of untimed load before each contender's first run (3), {@code --scenarios S1,S2,S3,S4,S3C,S4C} (S9, 64 clients
- * on 8 names, its smaller sizes S9_8 and S9_24, 8 and 24 clients at 8 per name, and S10 and S11, the read-write
- * lock and the semaphore, only when named; S9 with a smaller size also writes {@code S9-curve.svg}),
- * {@code --contenders warden,floor,redisson,redisson-fair} ({@code redisson-expirable}, Redisson's
- * RPermitExpirableSemaphore in S11, only when named),
+ * on 8 names, its smaller sizes S9_8 and S9_24, 8 and 24 clients at 8 per name, and S10, S10m and S11, the
+ * read-write lock on one client and on four and the semaphore, only when named; S9 with a smaller size also writes
+ * {@code S9-curve.svg}), {@code --contenders warden,floor,redisson,redisson-fair} ({@code redisson-expirable},
+ * Redisson's RPermitExpirableSemaphore in S11, only when named),
  * {@code --resources S5,S6} (a blank value for none), {@code --scale S7,S8} ({@link Scale}: none by default),
  * {@code --s5-seconds N} how long S5 holds its leases (15), {@code --s5-leases N} (10000), {@code --s6-locks N}
  * (100000), {@code --out DIR} (bench-results), {@code --redis URI} (default: a redis-server started here).
@@ -214,8 +214,8 @@ public final class Bench {
      * already run, at 85-93 % (docs/bench/README.md has the runs).
      *
      * <p>The read-write lock and the semaphore run other code than the lock: the run's scenarios of those kinds
-     * (S10, S11) are warmed up themselves, sharing {@code warmup} equally, or half of it when the run also has lock
-     * scenarios.
+     * (S10, S10m, S11) are warmed up themselves, sharing {@code warmup} equally, or half of it when the run also has
+     * lock scenarios.
      */
     private static void warmUp(Fork fork, Duration warmup, List<Scenario> scenarios) throws Exception {
         List<Scenario> others = scenarios.stream().filter(scenario -> scenario.kind != Scenario.Kind.LOCK).toList();
@@ -324,8 +324,9 @@ public final class Bench {
     }
 
     /**
-     * One contender shared by the scenario's threads, or one per thread when the scenario says so; none when the
-     * contender {@linkplain Contender#takesPart takes no part} in the scenario. A client per thread is opened
+     * As many contenders as the scenario has {@linkplain Scenario#clients clients} (one shared by its threads, one per
+     * thread, or S10m's four); none when the contender {@linkplain Contender#takesPart takes no part} in the
+     * scenario. A client per thread is opened
      * {@value #OPENERS} at a time: sixteen Redisson or Spring clients one after the other took up to a second per
      * run. If one fails to open, those already open are closed.
      */
@@ -335,7 +336,7 @@ public final class Bench {
             first.close();
             return List.of();
         }
-        int count = scenario.clientPerThread ? scenario.threads : 1;
+        int count = scenario.clients;
         List<Future<Contender>> rest = new ArrayList<>();
         ExecutorService openers = Executors.newFixedThreadPool(OPENERS);
         try {
