@@ -27,10 +27,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Options: {@code --seconds N} per scenario and round (1), {@code --rounds N} (3), {@code --warmup N} seconds
  * of untimed load before each contender's first run (3), {@code --scenarios S1,S2,S3,S4,S3C,S4C} (S9, 64 clients
- * on 8 names, its smaller sizes S9_8 and S9_24, 8 and 24 clients at 8 per name, and S10 and S11, the read-write
- * lock and the semaphore, only when named; S9 with a smaller size also writes {@code S9-curve.svg}),
- * {@code --contenders warden,floor,redisson,redisson-fair} ({@code redisson-expirable}, Redisson's
- * RPermitExpirableSemaphore in S11, only when named),
+ * on 8 names, its smaller sizes S9_8 and S9_24, 8 and 24 clients at 8 per name, and S10, S10m and S11, the
+ * read-write lock on one client and on four and the semaphore, only when named; S9 with a smaller size also writes
+ * {@code S9-curve.svg}), {@code --contenders warden,floor,redisson,redisson-fair} ({@code redisson-expirable},
+ * Redisson's RPermitExpirableSemaphore in S11, only when named),
  * {@code --resources S5,S6} (a blank value for none), {@code --scale S7,S8} ({@link Scale}: none by default),
  * {@code --s5-seconds N} how long S5 holds its leases (15), {@code --s5-leases N} (10000), {@code --s6-locks N}
  * (100000), {@code --out DIR} (bench-results), {@code --redis URI} (default: a redis-server started here).
@@ -111,6 +111,11 @@ public final class Bench {
                     Files.writeString(out.resolve(scenario + ".svg"), svg, StandardCharsets.UTF_8);
                 }
             }
+            String capacity = Charts.capacity(results, scenarios, contenders,
+                    results.resources().getOrDefault("S5", Map.of()), footer);
+            if (capacity != null) {
+                Files.writeString(out.resolve("capacity.svg"), capacity, StandardCharsets.UTF_8);
+            }
             // S9 and its smaller sizes are timed scenarios: their curve shows medians of rounds, as the footer says.
             String s9 = Curves.svg("S9", Curves.s9(results, scenarios, contenders), footer);
             if (s9 != null) {
@@ -123,16 +128,16 @@ public final class Bench {
                     Files.writeString(out.resolve(curve.getKey() + "-curve.svg"), svg, StandardCharsets.UTF_8);
                 }
             }
-            System.out.printf(Locale.ROOT, "wrote %s, results.txt and a chart per scenario; %.0f s in all%n",
-                    out.resolve("results.json"), (System.nanoTime() - started) / 1e9);
+            System.out.printf(Locale.ROOT, "wrote %s, results.txt, a chart per scenario and capacity.svg; %.0f s in "
+                    + "all%n", out.resolve("results.json"), (System.nanoTime() - started) / 1e9);
         }
     }
 
     /**
      * Runs every scenario for every contender, each contender in a {@linkplain Fork JVM of its own}. Each timed run
-     * also reports the Redis server's CPU time per operation (INFO cpu before and after it): the load a lock puts on
-     * Redis. The requests and CPU of {@code warden-quorum} are counted on its first server only. A contender that
-     * runs uncontended only (the PING line, the fenced floor) skips the scenarios that share a key. All contenders are first
+     * also reports what it cost Redis per acquisition ({@link #measure}): the load a lock puts on the server. The
+     * requests and CPU of {@code warden-quorum} are counted on its first server only. A contender that runs
+     * uncontended only (the PING line, the fenced floor) skips the scenarios that share a key. All contenders are first
      * {@linkplain #warmUp warmed up} for {@code warmup} each, untimed, so that none is measured while the JIT is
      * still compiling.
      */
@@ -164,12 +169,7 @@ public final class Bench {
                             } else {
                                 fork.run(Duration.ofMillis(100), "warmup:");
                             }
-                            double cpuBefore = Resources.redisCpuSeconds(servers.redis());
-                            Map<String, Double> measured = new LinkedHashMap<>(fork.run(seconds, "r" + r + ":"));
-                            double ops = measured.get("ops/s") * seconds.toMillis() / 1000.0;
-                            measured.put("redis cpu us/op", fork.onRedis() && ops > 0
-                                    ? (Resources.redisCpuSeconds(servers.redis()) - cpuBefore) * 1e6 / ops
-                                    : Double.NaN);
+                            Map<String, Double> measured = measure(servers, fork, seconds, "r" + r + ":");
                             results.add(scenario, name, measured);
                             System.err.printf(Locale.ROOT, "round %d/%d %s %s: %.0f ops/s%n", r + 1, rounds,
                                     scenario, name, measured.get("ops/s"));
@@ -186,6 +186,25 @@ public final class Bench {
     }
 
     /**
+     * One timed run of the open scenario, with what it cost Redis (NaN for a contender that does not use it): its main
+     * thread's CPU per acquisition ({@value Results#REDIS_CPU}) and the commands it ran per acquisition, those of
+     * scripts included ({@value Results#COMMANDS}), from {@code INFO} on a connection opened before the run.
+     */
+    private static Map<String, Double> measure(Contenders.Servers servers, Fork fork, Duration seconds, String label)
+            throws Exception {
+        try (ServerCost server = fork.onRedis() ? ServerCost.open(servers.redis()) : null) {
+            ServerCost.Reading before = server == null ? null : server.read();
+            Map<String, Double> measured = new LinkedHashMap<>(fork.run(seconds, label));
+            double acquisitions = measured.remove(Scenario.ACQUISITIONS);
+            ServerCost.Cost cost = server == null || acquisitions == 0 ? new ServerCost.Cost(Double.NaN, Double.NaN)
+                    : server.read().since(before, acquisitions);
+            measured.put(Results.REDIS_CPU, cost.cpuMicros());
+            measured.put(Results.COMMANDS, cost.commands());
+            return measured;
+        }
+    }
+
+    /**
      * Untimed load under S2 (16 threads on their own keys) and S3 (8 threads on one key), and, if the run has a
      * client-per-thread scenario, under S3C, where the contender locks: enough calls for the JIT to compile its
      * uncontended and contended paths. S3C gets two thirds of {@code warmup} and the others a sixth each, since
@@ -195,8 +214,8 @@ public final class Bench {
      * already run, at 85-93 % (docs/bench/README.md has the runs).
      *
      * <p>The read-write lock and the semaphore run other code than the lock: the run's scenarios of those kinds
-     * (S10, S11) are warmed up themselves, sharing {@code warmup} equally, or half of it when the run also has lock
-     * scenarios.
+     * (S10, S10m, S11) are warmed up themselves, sharing {@code warmup} equally, or half of it when the run also has
+     * lock scenarios.
      */
     private static void warmUp(Fork fork, Duration warmup, List<Scenario> scenarios) throws Exception {
         List<Scenario> others = scenarios.stream().filter(scenario -> scenario.kind != Scenario.Kind.LOCK).toList();
@@ -259,7 +278,7 @@ public final class Bench {
                     throw new java.io.UncheckedIOException(e);
                 }
             });
-            double ops = sample.get("ops/s") * window.toMillis() / 1000.0;
+            double ops = sample.get(Scenario.ACQUISITIONS);
             results.requests(scenario, name, ops == 0 ? 0 : requests / ops);
         }
     }
@@ -305,8 +324,9 @@ public final class Bench {
     }
 
     /**
-     * One contender shared by the scenario's threads, or one per thread when the scenario says so; none when the
-     * contender {@linkplain Contender#takesPart takes no part} in the scenario. A client per thread is opened
+     * As many contenders as the scenario has {@linkplain Scenario#clients clients} (one shared by its threads, one per
+     * thread, or S10m's four); none when the contender {@linkplain Contender#takesPart takes no part} in the
+     * scenario. A client per thread is opened
      * {@value #OPENERS} at a time: sixteen Redisson or Spring clients one after the other took up to a second per
      * run. If one fails to open, those already open are closed.
      */
@@ -316,7 +336,7 @@ public final class Bench {
             first.close();
             return List.of();
         }
-        int count = scenario.clientPerThread ? scenario.threads : 1;
+        int count = scenario.clients;
         List<Future<Contender>> rest = new ArrayList<>();
         ExecutorService openers = Executors.newFixedThreadPool(OPENERS);
         try {
@@ -382,6 +402,17 @@ public final class Bench {
 
     /** Figures per scenario and contender, with every round kept; reports medians. */
     static final class Results {
+        /** Redis's main-thread CPU per acquisition (per lock and unlock pair in S1 and S2), in microseconds. */
+        static final String REDIS_CPU = "redis cpu us/op";
+        /** The acquisitions per second one Redis core serves at {@link #REDIS_CPU}: 10^6 over it. */
+        static final String CAPACITY = "redis capacity ops/s";
+        /** The requests clients sent per acquisition, counted with MONITOR. */
+        static final String REQUESTS = "requests/op";
+        /** The commands Redis ran per acquisition, those that scripts call included. */
+        static final String COMMANDS = "commands/op";
+        /** The server's cost, reported together after a scenario's own figures. */
+        static final List<String> COST = List.of(REDIS_CPU, CAPACITY, REQUESTS, COMMANDS);
+
         private final List<Scenario> scenarios;
         private final List<String> contenders;
         private final Map<String, Map<String, List<Double>>> rounds = new LinkedHashMap<>();
@@ -426,6 +457,28 @@ public final class Bench {
             return requests.getOrDefault(scenario + "/" + contender, Double.NaN);
         }
 
+        /** @return the acquisitions per second one Redis core serves at the median {@link #REDIS_CPU}; NaN if none */
+        double capacity(Scenario scenario, String contender) {
+            return ServerCost.Cost.capacity(median(scenario, contender, REDIS_CPU));
+        }
+
+        /** @return a figure's median, or a figure derived from the run: {@link #CAPACITY}, {@link #REQUESTS} */
+        double value(Scenario scenario, String contender, String figure) {
+            return switch (figure) {
+                case CAPACITY -> capacity(scenario, contender);
+                case REQUESTS -> requestsPerOp(scenario, contender);
+                default -> median(scenario, contender, figure);
+            };
+        }
+
+        /** @return the figures of a scenario as reported: its own, then {@link #COST} */
+        List<String> rows(Scenario scenario) {
+            List<String> rows = new ArrayList<>(figures(scenario));
+            rows.removeAll(COST);
+            rows.addAll(COST);
+            return rows;
+        }
+
         List<String> figures(Scenario scenario) {
             for (String contender : contenders) {
                 Map<String, List<Double>> byFigure = rounds.get(scenario + "/" + contender);
@@ -441,17 +494,14 @@ public final class Bench {
             for (Scenario scenario : scenarios) {
                 out.append(String.format(Locale.ROOT, "%n%s: %s (median of rounds)%n", scenario,
                         scenario.description));
-                out.append(String.format(Locale.ROOT, "  %-18s", "figure"));
+                out.append(String.format(Locale.ROOT, "  %-20s", "figure"));
                 // Columns of 15, wider for a longer name, such as redisson-expirable.
                 contenders.forEach(c -> out.append(String.format(Locale.ROOT, "%" + column(c) + "s", c)));
                 out.append('\n');
-                List<String> figures = new ArrayList<>(figures(scenario));
-                figures.add("requests/op");
-                for (String figure : figures) {
-                    out.append(String.format(Locale.ROOT, "  %-18s", figure));
+                for (String figure : rows(scenario)) {
+                    out.append(String.format(Locale.ROOT, "  %-20s", figure));
                     for (String contender : contenders) {
-                        double value = figure.equals("requests/op") ? requestsPerOp(scenario, contender)
-                                : median(scenario, contender, figure);
+                        double value = value(scenario, contender, figure);
                         String width = "%" + column(contender);
                         out.append(Double.isNaN(value) ? String.format(Locale.ROOT, width + "s", "n/a")
                                 : String.format(Locale.ROOT, width + (value >= 100 ? ".0f" : ".2f"), value));
@@ -488,16 +538,15 @@ public final class Bench {
         /**
          * Warden's throughput over another contender's; for the read-write lock and the semaphore also the ratios
          * of their targets (issue #26): the wait of {@link Scenario#latencyFigure()} and the requests per
-         * acquisition. "n/a" where the other takes no part.
+         * acquisition; in every scenario Redis's CPU per acquisition (issue #42). "n/a" where the other takes no
+         * part.
          */
         private void ratios(StringBuilder out, Scenario scenario, String other) {
             boolean absent = Double.isNaN(median(scenario, other, "ops/s"));
-            List<String> figures = scenario.kind == Scenario.Kind.LOCK || absent ? List.of("ops/s")
-                    : List.of("ops/s", scenario.latencyFigure(), "requests/op");
+            List<String> figures = absent ? List.of("ops/s") : scenario.kind == Scenario.Kind.LOCK
+                    ? List.of("ops/s", REDIS_CPU) : List.of("ops/s", scenario.latencyFigure(), REQUESTS, REDIS_CPU);
             for (String figure : figures) {
-                double ratio = figure.equals("requests/op")
-                        ? requestsPerOp(scenario, "warden") / requestsPerOp(scenario, other)
-                        : median(scenario, "warden", figure) / median(scenario, other, figure);
+                double ratio = value(scenario, "warden", figure) / value(scenario, other, figure);
                 out.append(String.format(Locale.ROOT, "  warden / %-13s %s ratio %s%n", other, figure,
                         Double.isNaN(ratio) ? "n/a" : String.format(Locale.ROOT, "%.2f", ratio)));
             }
@@ -535,11 +584,10 @@ public final class Bench {
                     StringBuilder entry = new StringBuilder(String.format(Locale.ROOT, "    \"%s/%s\": {", scenario,
                             contender));
                     List<String> parts = new ArrayList<>();
-                    for (String figure : figures(scenario)) {
+                    for (String figure : rows(scenario)) {
                         parts.add(String.format(Locale.ROOT, "\"%s\": %.3f", figure,
-                                median(scenario, contender, figure)));
+                                value(scenario, contender, figure)));
                     }
-                    parts.add(String.format(Locale.ROOT, "\"requests/op\": %.3f", requestsPerOp(scenario, contender)));
                     entry.append(String.join(", ", parts)).append('}');
                     entries.add(entry.toString());
                 }

@@ -513,7 +513,7 @@ final class Contenders {
 
         @Override
         public boolean takesPart(Scenario scenario) {
-            return scenario.kind != Scenario.Kind.LOCK;
+            return scenario.kind != Scenario.Kind.LOCK && scenario.clients == 1;
         }
 
         @Override

@@ -48,7 +48,7 @@ import org.redisson.config.Config;
  *       them and the holders' own renewals, which for Warden are one batched script per renewal period (10 s) for
  *       all holders, and for Redisson one script per held lock per 10 s; and every client's housekeeping (Redisson
  *       pings each pooled connection every 30 s);</li>
- *   <li>the CPU time Redis used ({@code INFO cpu}, user and system), in ms per second;</li>
+ *   <li>the CPU time Redis's main thread used ({@code INFO cpu}, user and system), in ms per second;</li>
  *   <li>the live platform threads of this JVM at the end of the window, and that less the count before any client
  *       was opened (virtual threads are not counted: {@link ThreadMXBean#getThreadCount()} counts platform threads
  *       only).</li>

@@ -25,26 +25,41 @@ import org.redisson.config.Config;
  * S5, S6 and S8, run once per contender: the cost of many held leases rather than of lock operations.
  *
  * <p>S5: N leases held with the watchdog at a short lease for a while: renewal requests per lease per renewal
- * period (top-level EVAL/EVALSHA calls from INFO commandstats), the client process's CPU time, and whether every
- * lease is still held. S6: Redis memory per held lock (INFO used_memory delta), client heap per held lease, and
+ * period (top-level EVAL/EVALSHA calls from INFO commandstats), the client process's CPU time, whether every
+ * lease is still held, and Redis's main-thread CPU, the capacity it implies and the commands run per renewal due
+ * ({@link ServerCost}). S6: Redis memory per held lock (INFO used_memory delta), client heap per held lease, and
  * what a released lock leaves behind.
  */
 final class Resources {
+    /** S5: Redis's main-thread CPU per renewal due (each lease once per third of its lease), in microseconds. */
+    static final String REDIS_CPU_PER_RENEWAL = "redis cpu us per renewal";
+    /** S5: the renewals per second one Redis core serves at {@link #REDIS_CPU_PER_RENEWAL}. */
+    static final String CAPACITY_PER_RENEWAL = "redis capacity renewals/s";
+    /** S5: the commands Redis ran per renewal due, those that scripts call included. */
+    static final String COMMANDS_PER_RENEWAL = "commands per renewal";
+
     private Resources() {
     }
 
     static Map<String, Double> renewals(String contender, String uri, int leases, Duration lease, Duration hold)
             throws Exception {
         call(uri, "FLUSHALL");
-        try (Holder holder = Holder.open(contender, uri, lease)) {
+        try (Holder holder = Holder.open(contender, uri, lease); ServerCost server = ServerCost.open(uri)) {
             holder.acquire("s5:", leases);
             long calls = scriptCalls(uri);
             long cpu = processCpuNanos();
+            ServerCost.Reading before = server.read();
             TimeUnit.MILLISECONDS.sleep(hold.toMillis());
+            ServerCost.Reading after = server.read();
             double periods = hold.toMillis() / (lease.toMillis() / 3.0);
+            // The renewals due: each lease once per period.
+            ServerCost.Cost perRenewal = after.since(before, leases * periods);
             Map<String, Double> figures = new LinkedHashMap<>();
             figures.put("renew requests per lease per period", (scriptCalls(uri) - calls) / (leases * periods));
             figures.put("client cpu ms per s", (processCpuNanos() - cpu) / 1e6 / (hold.toMillis() / 1000.0));
+            figures.put(REDIS_CPU_PER_RENEWAL, perRenewal.cpuMicros());
+            figures.put(CAPACITY_PER_RENEWAL, perRenewal.capacity());
+            figures.put(COMMANDS_PER_RENEWAL, perRenewal.commands());
             figures.put("leases still held", (double) holder.stillHeld());
             holder.releaseAll();
             return figures;
@@ -386,21 +401,12 @@ final class Resources {
         throw new IllegalStateException("no used_memory in INFO memory");
     }
 
-    /** @return the CPU time, user and system, that the Redis server at {@code uri} has used so far, in seconds */
+    /**
+     * @return the CPU time, user and system, that the Redis server at {@code uri} has used so far, in seconds: its
+     *         main thread's, where it reports it ({@link ServerCost#cpuSeconds})
+     */
     static double redisCpuSeconds(String uri) throws Exception {
-        String info = (String) call(uri, "INFO", "cpu");
-        double seconds = 0;
-        int found = 0;
-        for (String line : info.split("\r\n")) {
-            if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
-                seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1));
-                found++;
-            }
-        }
-        if (found != 2) {
-            throw new IllegalStateException("no used_cpu_user and used_cpu_sys in INFO cpu");
-        }
-        return seconds;
+        return ServerCost.cpuSeconds((String) call(uri, "INFO", "cpu"));
     }
 
     /**
