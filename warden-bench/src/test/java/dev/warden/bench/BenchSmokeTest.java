@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -17,6 +18,8 @@ import org.junit.jupiter.api.Timeout;
  * A few seconds of every lock scenario for every contender: the benchmark keeps working. Figures are not judged. The
  * read-write lock and the semaphore have {@link SharedScenariosSmokeTest}.
  */
+// Tagged "full": a scale smoke test of the bench (about a minute or more); in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 class BenchSmokeTest {
 
     @Test

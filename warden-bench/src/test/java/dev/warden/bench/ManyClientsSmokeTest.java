@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,6 +15,8 @@ import org.junit.jupiter.api.Test;
  * client per thread on one or several names; and the per-name checks, shown to pass a correct lock and to catch one
  * that locks nothing. Figures are not judged.
  */
+// Tagged "full": a scale smoke test of the bench (about a minute or more); in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 class ManyClientsSmokeTest {
     private static final List<String> CONTENDERS = List.of("warden", "redisson");
 

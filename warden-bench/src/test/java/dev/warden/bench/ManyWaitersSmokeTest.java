@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,6 +15,8 @@ import org.junit.jupiter.api.Test;
  * threads (CI runs this on 25), the waiters are virtual threads, start no platform thread each and pin no carrier.
  * Handoff figures are not judged.
  */
+// Tagged "full": a scale smoke test of the bench (about a minute or more); in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 class ManyWaitersSmokeTest {
     private static final int WAITERS = 1_000;
     private static final int LOCKS = 10;

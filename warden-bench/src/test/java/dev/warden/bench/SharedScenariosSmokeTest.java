@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -18,6 +19,8 @@ import org.junit.jupiter.api.Timeout;
  * shown to pass a correct lock and to fail the run for a broken one. Figures are not judged, but for what each
  * acquisition cost Redis, which must be there and make sense.
  */
+// Tagged "full": a scale smoke test of the bench (about a minute or more); in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 class SharedScenariosSmokeTest {
     private static final List<String> CONTENDERS = List.of("warden", "floor", "redisson", "redisson-expirable",
             "in-process");
