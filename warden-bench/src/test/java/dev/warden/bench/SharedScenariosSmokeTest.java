@@ -78,7 +78,7 @@ class SharedScenariosSmokeTest {
 
     @Test
     void correctLocksPassTheChecks() throws Exception {
-        try (Contender ceiling = new Contenders.InProcessContender()) {
+        try (Contender ceiling = new InProcessContender()) {
             Map<String, Double> fair = Scenario.S10.run(ceiling, Duration.ofMillis(200), "fair:");
             assertThat(fair.get("overlaps")).isZero();
             assertThat(fair.get("writes/s")).isPositive();
