@@ -136,7 +136,7 @@ final class FaultRun {
             List<String> found;
             Map<String, Integer> checked;
             if (plan.lockKind().equals("warden-family")) {
-                FamilyChecker checker = new FamilyChecker();
+                FamilyChecker checker = new FamilyChecker().lease(plan.lease());
                 checker.check(history, logs, plan.losesData(), windows, bound, end);
                 found = checker.violations();
                 checked = checker.counts();
@@ -242,7 +242,8 @@ final class FaultRun {
             long from = System.nanoTime();
             List<String> victims = apply(fault, targets);
             if (victims != null) {
-                windows.add(new Checker.Window(from, System.nanoTime(), victims));
+                windows.add(new Checker.Window(from, System.nanoTime(), victims,
+                        fault == Fault.SERVER_RESTART && plan.losesData()));
                 injected.merge("fault " + fault, 1, Integer::sum);
             }
             TimeUnit.MILLISECONDS.sleep(1000 + random.nextInt(500));
