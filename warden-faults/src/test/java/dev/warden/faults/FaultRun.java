@@ -46,6 +46,11 @@ final class FaultRun {
         boolean referenced() {
             return SurfaceLocks.KINDS.contains(lockKind);
         }
+
+        /** Whether an administrator forces locks free in this run: it has a client of its own. */
+        boolean forces() {
+            return faults.contains(Fault.FORCE_RELEASE) || faults.contains(Fault.FORCE_HALF);
+        }
     }
 
     /** What happened. */
@@ -98,8 +103,7 @@ final class FaultRun {
             // Only the runs that force locks free have one, so that the other runs' connection counts are as before.
             Path adminFile = dir.resolve(plan.name() + "-admin.history");
             FencedStore adminStore = new FencedStore(storeServer.uri());
-            Admin admin = plan.faults().contains(Fault.FORCE_RELEASE)
-                    ? new Admin(lockServer.spec(), plan.lease(), adminStore, adminFile) : null;
+            Admin admin = plan.forces() ? new Admin(lockServer.spec(), plan.lease(), adminStore, adminFile) : null;
             awaitReady(workers, dir);
             long start = System.nanoTime();
             long end = start + TimeUnit.SECONDS.toNanos(plan.seconds());
@@ -271,9 +275,11 @@ final class FaultRun {
                 yield List.of();
             }
             case CLIENT_PARTITION -> partitionHolder(targets, lease);
-            case FORCE_RELEASE -> forceRelease(targets);
+            case FORCE_RELEASE -> forceRelease(targets, null);
+            case FORCE_HALF -> forceRelease(targets,
+                    List.of("r", "w", "p").get(injected.getOrDefault("fault " + Fault.FORCE_HALF, 0) % 3));
             case CLIENT_CLOSE -> {
-                int victim = holder(targets, plan.referenced() ? 1 : 0);
+                int victim = holder(targets, plan.referenced() ? 1 : 0, null);
                 tell(workers.get(victim), "CLOSE");
                 // The worker closes and reopens on its own; the history has when (CLOSED). Give it a moment.
                 TimeUnit.MILLISECONDS.sleep(lease / 2);
@@ -352,13 +358,19 @@ final class FaultRun {
     /**
      * An administrator's forceRelease of a lock a worker holds during a long job (its holds stretched), then a hold
      * of the administrator's own, during which the worker's holds end: null if no worker held a lock to force.
+     *
+     * @param half null to force the whole lock; in a family run, the kind of holder to force alone ("r" the
+     *             readers, "w" the writer, "p" a semaphore's permits), whose hold is stretched
      */
-    private List<String> forceRelease(Targets targets) throws Exception {
+    private List<String> forceRelease(Targets targets, String half) throws Exception {
         List<Process> workers = targets.workers();
         int first = plan.referenced() ? 1 : 0;
-        long giveUp = workloadEnd - TimeUnit.SECONDS.toNanos(2);
+        // Not past 2 s before the workload's end, nor longer than 4 s: a search that finds no hold to stretch (a
+        // loaded machine, a multi-lock's rare holds) gives the other faults their turn; the next cycle tries again.
+        long giveUp = Math.min(workloadEnd - TimeUnit.SECONDS.toNanos(2),
+                System.nanoTime() + TimeUnit.SECONDS.toNanos(4));
         for (int attempt = 1; attempt <= 2 * STALL_ATTEMPTS && System.nanoTime() - giveUp < 0; attempt++) {
-            int victim = holder(targets, first);
+            int victim = holder(targets, first, half);
             Process worker = workers.get(victim);
             // Only the holds in progress are stretched (a long job), so that the administrator is not kept waiting
             // by holds taken after its forceRelease.
@@ -367,14 +379,18 @@ final class FaultRun {
                 // A hold in progress reaches its stretch within its 0-20 ms hold; one that was past it (reentering,
                 // releasing) is not stretched, and another try follows.
                 long until = Math.min(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300), giveUp);
-                String name = targets.store().stretchedName(worker.pid());
+                String name = targets.store().stretchedName(worker.pid(), half);
                 while (name == null && System.nanoTime() - until < 0) {
                     TimeUnit.MILLISECONDS.sleep(5);
-                    name = targets.store().stretchedName(worker.pid());
+                    name = targets.store().stretchedName(worker.pid(), half);
                 }
                 if (name != null) {
-                    System.out.printf("force-release: '%s' forced from w%d%n", name, victim);
-                    targets.admin().forceAndHold(name, () -> tell(worker, "STRETCH 0"));
+                    System.out.printf("force-release: '%s' forced%s from w%d (try %d)%n", name,
+                            half == null ? "" : " alone", victim, attempt);
+                    targets.admin().forceAndHold(name, half != null, () -> tell(worker, "STRETCH 0"));
+                    if (half != null) {
+                        injected.merge("forced alone " + half, 1, Integer::sum);
+                    }
                     return List.of();
                 }
             } finally {
@@ -410,15 +426,18 @@ final class FaultRun {
 
     /** @return a random worker among those that note a lock held, or any if none does */
     private int holder(Targets targets) {
-        return holder(targets, 0);
+        return holder(targets, 0, null);
     }
 
-    /** @return a random worker from {@code first} on among those that note a lock held, or any if none does */
-    private int holder(Targets targets, int first) {
+    /**
+     * @param role null for any name; else the role a family name held must have ("r", "w", "p")
+     * @return a random worker from {@code first} on among those that note a lock held, or any if none does
+     */
+    private int holder(Targets targets, int first, String role) {
         List<Process> workers = targets.workers();
         List<Integer> holding = new ArrayList<>();
         for (int w = first; w < workers.size(); w++) {
-            if (targets.store().holds(workers.get(w).pid())) {
+            if (targets.store().holds(workers.get(w).pid(), role)) {
                 holding.add(w);
             }
         }
@@ -453,7 +472,7 @@ final class FaultRun {
         // of a short run: the absolute bound still holds.
         int growth = plan.lockKind().startsWith("multi") ? plan.workers() * plan.threads()
                 : plan.referenced() ? plan.workers() : 1;
-        int admin = plan.faults().contains(Fault.FORCE_RELEASE) ? 2 : 0;
+        int admin = plan.forces() ? 2 : 0;
         if (connections[0] > 0 && (connections[1] > connections[0] + growth
                 || connections[1] > plan.workers() * perWorker + 4 + admin)) {
             problems.add("leak: lock-server connections went from " + connections[0] + " to " + connections[1]);
