@@ -65,20 +65,47 @@ final class FaultRun {
                     .map(e -> " " + e.getKey().substring(6).toLowerCase() + "=" + e.getValue())
                     .collect(java.util.stream.Collectors.joining());
         }
+
+        /** The figures of a surface's round: claims, losses told, clients closed, data losses, halves forced. */
+        String figures() {
+            return String.format("claims=%d reentrant-told-lost=%d holders-forced=%d closes=%d data-losses=%d "
+                            + "spanning-holders=%d", counts.getOrDefault("claims", 0),
+                    counts.getOrDefault("reentrant acquires told lost", 0),
+                    counts.getOrDefault("holders removed by forceRelease", 0),
+                    counts.getOrDefault("clients closed mid-flight", 0), counts.getOrDefault("losses of data", 0),
+                    counts.getOrDefault("holders spanning a loss of data", 0))
+                    + counts.entrySet().stream().filter(e -> e.getKey().startsWith("forced alone "))
+                    .map(e -> " forced-" + e.getKey().substring(13) + "=" + e.getValue())
+                    .collect(java.util.stream.Collectors.joining());
+        }
     }
 
     /** How many workers a client stall or partition strikes and spares before it keeps one struck anyway. */
     private static final int STALL_ATTEMPTS = 20;
 
     private final Plan plan;
-    private final Random random = new Random(42);
+    /**
+     * Which round of the plan this is (0 for the first), or -1 for a run that is not one of rounds: a round's first
+     * cycle of faults draws the kinds in the order the plan names them, starting at the round's index (round 0 with
+     * the first named), so that rounds between them begin with every kind; later cycles, and every cycle of a run
+     * not in rounds, are shuffled.
+     */
+    private final int round;
+    private final Random random;
     /** How many faults of each kind were injected, as "fault KIND" counts in the report. */
     private final Map<String, Integer> injected = new java.util.TreeMap<>();
     /** When the workers stop (System.nanoTime): a fault that waits for a holder gives up 2 s before. */
     private long workloadEnd;
 
     FaultRun(Plan plan) {
+        this(plan, -1);
+    }
+
+    /** @param round the round of the plan, from 0 ({@link #round}), or -1 */
+    FaultRun(Plan plan, int round) {
         this.plan = plan;
+        this.round = round;
+        this.random = new Random(42 + Math.max(0, round));
     }
 
     Report run(Path dir) throws Exception {
@@ -237,10 +264,18 @@ final class FaultRun {
         // Every kind once per cycle, in a random order: a run of several faults always has each kind it names (a
         // free draw left a three-kind run of seven faults without one about once in seventeen runs).
         List<Fault> cycle = new ArrayList<>();
+        boolean first = round >= 0;
         while (System.nanoTime() - lastFault < 0) {
             if (cycle.isEmpty()) {
                 cycle.addAll(plan.faults());
-                Collections.shuffle(cycle, random);
+                if (first) {
+                    // Drawn from the end: the round's kind first, then the next named, and so on.
+                    Collections.rotate(cycle, -round);
+                    Collections.reverse(cycle);
+                    first = false;
+                } else {
+                    Collections.shuffle(cycle, random);
+                }
             }
             Fault fault = cycle.remove(cycle.size() - 1);
             long from = System.nanoTime();
