@@ -230,14 +230,16 @@ class FaultSuiteIT {
 
     /**
      * The other doors (issue #39), one run each of 12 s (not doubled for its several faults) under the faults that
-     * matter to it, with worker 0 a reference of plain leases whose intervals the surface's claims meet. Faults:
-     * an administrator's forceRelease during a long hold, client stalls past the lease, server pauses, killed
+     * matter to it, with worker 0 a reference of plain leases whose intervals the surface's claims meet, in
+     * {@link #ROUNDS} rounds. Faults: a restart of the lock server with its data lost (in every surface run), an
+     * administrator's forceRelease during a long hold, client stalls past the lease, server pauses, killed
      * connections, and a client closed mid-flight.
      */
     private Map<String, Integer> surface(String name, String kind, List<Fault> faults) throws Exception {
         Map<String, Integer> all = rounds(new FaultRun.Plan(name, faults, SECONDS, 3, 4, LEASE, 20, NAMES, kind,
                 "single"));
-        // Round 0 draws the first three kinds named, restart among them: every run of a surface sees data lost.
+        // Round 0 draws the kinds in the order named, restart first (it takes a moment, and is always injected): a
+        // forceRelease's search for a hold may take 4 s, after which a 12 s run has room for one fault more.
         if (faults.contains(Fault.SERVER_RESTART)) {
             assertThat(all.getOrDefault("fault SERVER_RESTART", 0)).as(all.toString()).isPositive();
         }
@@ -274,7 +276,7 @@ class FaultSuiteIT {
     /** {@code asLock()}, reentered 0-3 times after each hold: no reentrant call says "held" over a lost lease. */
     @Test
     void asLockNeverSaysHeldOverALostLease() throws Exception {
-        surface("aslock-mixed", "aslock", List.of(Fault.FORCE_RELEASE, Fault.SERVER_RESTART, Fault.CLIENT_STALL,
+        surface("aslock-mixed", "aslock", List.of(Fault.SERVER_RESTART, Fault.FORCE_RELEASE, Fault.CLIENT_STALL,
                 Fault.CLIENT_CLOSE, Fault.SERVER_PAUSE));
     }
 
@@ -284,29 +286,29 @@ class FaultSuiteIT {
      */
     @Test
     void registryWithRenewedAndFixedLeasesUnderFaults() throws Exception {
-        surface("registry-mixed", "registry", List.of(Fault.FORCE_RELEASE, Fault.SERVER_RESTART,
+        surface("registry-mixed", "registry", List.of(Fault.SERVER_RESTART, Fault.FORCE_RELEASE,
                 Fault.CLIENT_STALL, Fault.CONNECTION_KILL, Fault.SERVER_PAUSE));
     }
 
     /** Multi-locks of two names: every part fenced, and an empty result leaves no part held. */
     @Test
     void multiLocksUnderFaults() throws Exception {
-        Map<String, Integer> all = surface("multi-mixed", "multi", List.of(Fault.FORCE_RELEASE,
-                Fault.SERVER_RESTART, Fault.CLIENT_CLOSE, Fault.CLIENT_STALL, Fault.CONNECTION_KILL));
+        Map<String, Integer> all = surface("multi-mixed", "multi", List.of(Fault.SERVER_RESTART,
+                Fault.FORCE_RELEASE, Fault.CLIENT_CLOSE, Fault.CLIENT_STALL, Fault.CONNECTION_KILL));
         assertThat(all.getOrDefault("multi-lock acquires not acquired", 0)).as(all.toString()).isPositive();
     }
 
     /** Async acquires, some cancelled mid-wait: every future completes, through closes of its client too. */
     @Test
     void asyncAcquiresAlwaysCompleteUnderFaults() throws Exception {
-        surface("async-mixed", "async", List.of(Fault.CLIENT_CLOSE, Fault.SERVER_RESTART, Fault.CLIENT_STALL,
+        surface("async-mixed", "async", List.of(Fault.SERVER_RESTART, Fault.CLIENT_CLOSE, Fault.CLIENT_STALL,
                 Fault.SERVER_PAUSE));
     }
 
     /** ShedLock's provider: lockAtLeastFor and extend; an extend never says "held" over a lost lease. */
     @Test
     void shedLockProviderUnderFaults() throws Exception {
-        surface("shedlock-mixed", "shedlock", List.of(Fault.FORCE_RELEASE, Fault.SERVER_RESTART,
+        surface("shedlock-mixed", "shedlock", List.of(Fault.SERVER_RESTART, Fault.FORCE_RELEASE,
                 Fault.CLIENT_CLOSE, Fault.CLIENT_STALL, Fault.SERVER_PAUSE));
     }
 
@@ -316,8 +318,8 @@ class FaultSuiteIT {
      */
     @Test
     void lockedUnderFaults() throws Exception {
-        Map<String, Integer> all = surface("locked-mixed", "locked", List.of(Fault.FORCE_RELEASE,
-                Fault.CLIENT_CLOSE, Fault.SERVER_RESTART, Fault.CLIENT_STALL, Fault.SERVER_PAUSE));
+        Map<String, Integer> all = surface("locked-mixed", "locked", List.of(Fault.SERVER_RESTART,
+                Fault.CLIENT_CLOSE, Fault.FORCE_RELEASE, Fault.CLIENT_STALL, Fault.SERVER_PAUSE));
         assertThat(all.getOrDefault("claims", 0)).as(all.toString()).isPositive();
         assertThat(all.getOrDefault("fault CLIENT_CLOSE", 0)).as(all.toString()).isPositive();
     }
