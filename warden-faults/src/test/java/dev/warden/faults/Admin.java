@@ -51,16 +51,24 @@ final class Admin implements AutoCloseable {
         }
     }
 
-    /** Forces {@code name} free, takes it (waiting up to 2 s), runs {@code then}, holds it {@link #HOLD}, releases. */
-    void forceAndHold(String name, Then then) throws IOException, InterruptedException {
+    /**
+     * Forces {@code name} free, takes it (waiting up to 2 s), runs {@code then}, holds it {@link #HOLD}, releases.
+     *
+     * @param half for a family run's role: force only the holders of that role (the readers, or the writer), not
+     *             the whole read-write lock; a semaphore's permits are forced all at once either way
+     */
+    void forceAndHold(String name, boolean half, Then then) throws IOException, InterruptedException {
         // A family run's role ("prices#r"): the whole read-write lock or semaphore is forced (FORCE names its base),
-        // and the administrator takes the write lock, or a permit.
+        // or one half of a read-write lock (FORCE names the role), and the administrator takes the write lock, or a
+        // permit.
         boolean family = name.indexOf('#') >= 0;
+        boolean alone = half && family && !FamilyLocks.role(name).startsWith("p");
         long f0 = System.nanoTime();
-        OptionalLong removed = family ? FamilyLocks.forceRelease(client, name) : client.lock(name).forceRelease();
+        OptionalLong removed = family ? FamilyLocks.forceRelease(client, name, alone)
+                : client.lock(name).forceRelease();
         long f1 = System.nanoTime();
         // -1: nobody was removed (the lock was free by then); a holder without a token yet gets one issued.
-        history.printf("FORCE %s %d %d %d%n", family ? FamilyLocks.base(name) : name, f0, f1,
+        history.printf("FORCE %s %d %d %d%n", family && !alone ? FamilyLocks.base(name) : name, f0, f1,
                 removed.isPresent() ? removed.getAsLong() : -1);
         if (family && FamilyLocks.role(name).equals("r")) {
             name = FamilyLocks.base(name) + "#w";

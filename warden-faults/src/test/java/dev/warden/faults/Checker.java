@@ -16,12 +16,15 @@ import java.util.Set;
  *   <li>fencing: the store accepted tokens in non-decreasing order, every accepted write belongs to an
  *       acquisition with that token, and a write was rejected only if a later acquisition (higher token) had
  *       already been granted, never because tokens went backwards;</li>
- *   <li>mutual exclusion (unless the run loses data): no two holders' valid intervals overlap;</li>
+ *   <li>mutual exclusion: no two holders' valid intervals overlap, leaving out, where the lock server lost its
+ *       data, the holders that span the loss ({@link Window#spans});</li>
  *   <li>loss reporting: a release that returned false had its loss reported through onLost, and no release
  *       returned true after an acquisition with a higher token had already been granted;</li>
  *   <li>tokens: an acquisition granted before another was requested has a lower token;</li>
  *   <li>liveness: after every fault, some acquisition succeeds within the bound, and every worker the fault struck
- *       (cut off or slowed down) acquires again before the workload ends.</li>
+ *       (cut off or slowed down) acquires again before the workload ends;</li>
+ *   <li>data loss: a lease granted before the lock server lost its data is not released as held after it, and no
+ *       surface says "held" again for it after it.</li>
  * </ol>
  *
  * <p>Surfaces that show no lease (views) enter the history as claims ({@link History.Claim}): each call that told
@@ -35,9 +38,18 @@ final class Checker {
     /**
      * When a fault lasted (System.nanoTime), and the workers it struck that must acquire again after it.
      *
-     * @param victims worker ids ("w0"), empty for a fault of the servers or one whose worker may stay idle
+     * @param victims  worker ids ("w0"), empty for a fault of the servers or one whose worker may stay idle
+     * @param lostData whether the lock server lost its data in it (a single server restarted empty)
      */
-    record Window(long from, long to, List<String> victims) {
+    record Window(long from, long to, List<String> victims, boolean lostData) {
+        /**
+         * Whether a holder may have been granted the lock by the server that lost it and still believed it held
+         * after the loss began: asked before the fault ended, valid after it began. Such a holder may overlap
+         * those granted after the loss, until it learns of the loss; no other may.
+         */
+        boolean spans(Acquisition a) {
+            return lostData && a.requested() - to < 0 && a.validEnd() - from > 0;
+        }
     }
 
     private final List<String> violations = new ArrayList<>();
@@ -60,10 +72,17 @@ final class Checker {
         return this;
     }
 
+    /**
+     * @param dataLoss whether the run may lose the lock server's data: then mutual exclusion and claims are checked
+     *                 among the holders that span no loss ({@link Window#spans}), and every holder granted before
+     *                 a loss is told of it ({@link #dataLoss})
+     */
     void check(History history, Map<String, List<String>> storeLogs, boolean dataLoss, List<Window> faultWindows,
                long livenessBoundNanos, long workloadEnd) {
         closes = history.closes;
-        List<Acquisition> all = forced(history, java.util.function.Function.identity(), false);
+        List<Acquisition> all = forced(history, (force, name) -> force.name().equals(name), false);
+        // Without data loss, no window spans a holder: every holder is checked.
+        List<Window> losses = faultWindows.stream().filter(w -> dataLoss && w.lostData()).toList();
         Map<String, List<History.Claim>> claimsByName = new HashMap<>();
         for (History.Claim c : history.claims) {
             claimsByName.computeIfAbsent(c.name(), n -> new ArrayList<>()).add(c);
@@ -75,15 +94,11 @@ final class Checker {
         for (Map.Entry<String, List<Acquisition>> entry : byName.entrySet()) {
             List<Acquisition> acquisitions = entry.getValue();
             fencing(entry.getKey(), acquisitions, storeLogs.getOrDefault(entry.getKey(), List.of()));
-            if (!dataLoss) {
-                mutualExclusion(acquisitions);
-            }
+            mutualExclusion(unspanned(acquisitions, losses));
         }
         for (Map.Entry<String, List<History.Claim>> entry : claimsByName.entrySet()) {
             count("claims", entry.getValue().size());
-            if (!dataLoss) {
-                claims(entry.getValue(), byName.getOrDefault(entry.getKey(), List.of()));
-            }
+            claims(entry.getValue(), unspanned(byName.getOrDefault(entry.getKey(), List.of()), losses));
         }
         for (Map.Entry<String, List<Acquisition>> entry : byName.entrySet()) {
             List<Acquisition> acquisitions = entry.getValue();
@@ -93,20 +108,81 @@ final class Checker {
         liveness(history, faultWindows, livenessBoundNanos, workloadEnd);
         recovery(history, faultWindows, workloadEnd);
         views(history);
-        closes(history, all, workloadEnd);
+        closes(history, all, workloadEnd, (name, closed, by) -> takenByAnother(history, all, name, closed, by));
+        dataLoss(history, all, losses);
     }
 
+    /** The holders that span no loss of the lock server's data: those that mutual exclusion binds. */
+    List<Acquisition> unspanned(List<Acquisition> acquisitions, List<Window> losses) {
+        if (losses.isEmpty()) {
+            return acquisitions;
+        }
+        List<Acquisition> bound = new ArrayList<>();
+        for (Acquisition a : acquisitions) {
+            if (losses.stream().anyMatch(w -> w.spans(a))) {
+                count("holders spanning a loss of data");
+            } else {
+                bound.add(a);
+            }
+        }
+        return bound;
+    }
+
+    /**
+     * After the lock server lost its data, every holder granted before is told: its lease is gone. No release of
+     * such a lease that began after the loss returned true, and no surface told its caller it held such a hold
+     * again (a reentrant acquire, an extend, a nested call) after the loss.
+     */
+    void dataLoss(History history, List<Acquisition> all, List<Window> losses) {
+        for (Window loss : losses) {
+            count("losses of data");
+            for (Acquisition a : all) {
+                if (a.acquired() - loss.from() < 0 && a.releaseStart() - loss.to() > 0 && a.released().equals("true")) {
+                    violate("data loss", "%s's release of '%s' returned true, but its lease was granted before the "
+                            + "lock server lost its data", a.op(), a.name());
+                }
+            }
+            claimedAgain(history, all, op -> true, loss.from(), loss.to(), "data loss",
+                    "after the lock server lost its data");
+        }
+    }
+
+    /**
+     * A reentrant claim (a reentrant acquire, an extend, a nested call) of an op that {@code whose} selects, whose
+     * outer hold began before {@code before} and which began after {@code after}: the surface told its caller it
+     * held again a hold that had ended in between.
+     */
+    private void claimedAgain(History history, List<Acquisition> all, java.util.function.Predicate<String> whose,
+                              long before, long after, String check, String what) {
+        Map<String, Long> outer = new HashMap<>();
+        for (Acquisition a : all) {
+            outer.put(a.op(), a.acquired());
+        }
+        for (History.Claim c : history.claims) {
+            if (c.kind().equals("outer")) {
+                outer.put(c.op(), c.end());
+            }
+        }
+        for (History.Claim c : history.claims) {
+            Long first = outer.get(c.op());
+            if (whose.test(c.op()) && !c.kind().equals("outer") && first != null && first - before < 0
+                    && c.start() - after > 0) {
+                violate(check, "%s was told it held '%s' again (%s) %s", c.op(), c.name(), c.kind(), what);
+            }
+        }
+    }
     /**
      * The acquisitions, with the valid interval of each holder that an administrator's forceRelease removed ended
      * at the forceRelease's start: the holder is not told at once, but it no longer holds the lock. The holder is
      * the one with the token the forceRelease returned, or, where that token is no acquisition's (a holder that had
      * not asked for one gets it issued by the forceRelease itself), any whose interval spans the forceRelease.
      *
-     * @param lockOf      the lock a forceRelease names, from an acquisition's name (a family's: its base name)
+     * @param removes     whether a forceRelease may remove the holders of an acquisition's name (a family's: the
+     *                    whole lock's, or one half's)
      * @param everyHolder whether a forceRelease removes every holder of the lock (a read-write lock's or a
      *                    semaphore's), not only the one with its token
      */
-    List<Acquisition> forced(History history, java.util.function.Function<String, String> lockOf,
+    List<Acquisition> forced(History history, java.util.function.BiPredicate<History.Force, String> removes,
                              boolean everyHolder) {
         closes = history.closes;
         List<Acquisition> all = new ArrayList<>(history.acquisitions.size());
@@ -115,7 +191,7 @@ final class Checker {
         for (Acquisition a : history.acquisitions) {
             long end = a.validEnd();
             for (History.Force f : history.forces) {
-                if (f.name().equals(lockOf.apply(a.name())) && a.acquired() - f.end() < 0 && end - f.start() > 0
+                if (removes.test(f, a.name()) && a.acquired() - f.end() < 0 && end - f.start() > 0
                         && (everyHolder || f.token() == a.fence() || !tokens.contains(f.token()))) {
                     count("holders removed by forceRelease");
                     end = f.start();
@@ -175,26 +251,38 @@ final class Checker {
         }
     }
 
+    /** Whether others than a closed client took a lock it held, between its close and a bound. */
+    interface Taken {
+        /**
+         * @param name   the name the closed client held
+         * @param closed the close
+         * @param by     the bound (System.nanoTime)
+         */
+        boolean taken(String name, History.Closed closed, long by);
+    }
+
+    /** A lock's rule: another worker acquired the name, or claimed it with an outer hold, after the close began. */
+    private static boolean takenByAnother(History history, List<Acquisition> all, String name,
+                                          History.Closed closed, long by) {
+        String prefix = closed.worker() + ".";
+        return all.stream().anyMatch(a -> a.name().equals(name) && !a.op().startsWith(prefix)
+                && a.acquired() - closed.start() > 0 && a.acquired() - by <= 0)
+                || history.claims.stream().anyMatch(c -> c.name().equals(name) && !c.op().startsWith(prefix)
+                && c.kind().equals("outer") && c.end() - closed.start() > 0 && c.end() - by <= 0);
+    }
+
     /**
      * After a client is closed mid-flight: no lease of it is still valid (its holders sampled their validity after
      * the close), no view of it claims a hold taken before the close, and others take the locks it held within a
-     * lease (plus a second of slack).
+     * lease (plus a second of slack), as {@code taken} judges.
      */
-    private void closes(History history, List<Acquisition> all, long workloadEnd) {
-        Map<String, Long> outer = new HashMap<>();
-        for (Acquisition a : all) {
-            outer.put(a.op(), a.acquired());
-        }
-        for (History.Claim c : history.claims) {
-            if (c.kind().equals("outer")) {
-                outer.put(c.op(), c.end());
-            }
-        }
+    void closes(History history, List<Acquisition> all, long workloadEnd, Taken taken) {
         for (History.Closed closed : history.closes) {
             count("clients closed mid-flight");
             String prefix = closed.worker() + ".";
             List<String> held = new ArrayList<>();
-            for (Acquisition a : all) {
+            // As the holders saw their leases: the intervals of all end at the close, which is what is checked.
+            for (Acquisition a : history.acquisitions) {
                 if (!a.op().startsWith(prefix) || a.acquired() - closed.start() >= 0) {
                     continue;
                 }
@@ -206,24 +294,14 @@ final class Checker {
                     held.add(a.name());
                 }
             }
-            for (History.Claim c : history.claims) {
-                Long first = outer.get(c.op());
-                if (c.op().startsWith(prefix) && !c.kind().equals("outer") && first != null
-                        && first - closed.start() < 0 && c.start() - closed.end() > 0) {
-                    violate("close", "%s was told it held '%s' again (%s) after its client was closed", c.op(),
-                            c.name(), c.kind());
-                }
-            }
+            claimedAgain(history, all, op -> op.startsWith(prefix), closed.start(), closed.end(), "close",
+                    "after its client was closed");
             long by = closed.end() + leaseNanos + 1_000_000_000L;
             if (workloadEnd - by < 0) {
                 continue;
             }
             for (String name : held) {
-                boolean taken = all.stream().anyMatch(a -> a.name().equals(name) && !a.op().startsWith(prefix)
-                        && a.acquired() - closed.start() > 0 && a.acquired() - by <= 0)
-                        || history.claims.stream().anyMatch(c -> c.name().equals(name) && !c.op().startsWith(prefix)
-                        && c.kind().equals("outer") && c.end() - closed.start() > 0 && c.end() - by <= 0);
-                if (!taken) {
+                if (!taken.taken(name, closed, by)) {
                     violate("close", "nobody else took '%s' within a lease after %s's client was closed holding it",
                             name, closed.worker());
                 }

@@ -18,11 +18,23 @@ import java.util.Map;
  *       writer with a higher token had been granted (read-write lock);</li>
  *   <li>tokens: writers' tokens rise in grant order; a reader's token is at least every writer's granted before the
  *       reader asked, and at most that of any writer that asked after the reader was granted; a semaphore's permit
- *       tokens rise in grant order.</li>
+ *       tokens rise in grant order;</li>
+ *   <li>close, as for a lock: after a client is closed mid-flight, no lease of it is still valid, and others take
+ *       what it held within a lease (plus a second): a writer the read lock it held, anyone the write lock, and
+ *       for a permit, the semaphore is held to its capacity by leases not of the closed client.</li>
  * </ol>
+ *
+ * <p>An administrator's forceRelease names the whole lock (its base: every holder) or one half of a read-write lock
+ * (its role, {@code prices#r} or {@code prices#w}: the readers, or the writer, alone).
  */
 final class FamilyChecker {
     private final Checker lockChecks = new Checker();
+
+    /** The lease of the run's locks, for the close rule. */
+    FamilyChecker lease(java.time.Duration lease) {
+        lockChecks.lease(lease);
+        return this;
+    }
     private final List<String> violations = new ArrayList<>();
     private final Map<String, Integer> counts = new HashMap<>();
 
@@ -45,7 +57,9 @@ final class FamilyChecker {
         Map<String, List<Acquisition>> byLock = new HashMap<>();
         // An administrator's forceRelease of a read-write lock or a semaphore removes every holder: their valid
         // intervals end at its start; a client closed mid-flight ends its holders' at the close's start.
-        for (Acquisition a : lockChecks.forced(history, FamilyLocks::base, true)) {
+        List<Acquisition> all = lockChecks.forced(history, (force, name) -> force.name().equals(FamilyLocks.base(name))
+                || force.name().equals(name), true);
+        for (Acquisition a : all) {
             byRoleName.computeIfAbsent(a.name(), n -> new ArrayList<>()).add(a);
             byLock.computeIfAbsent(FamilyLocks.base(a.name()), n -> new ArrayList<>()).add(a);
         }
@@ -53,6 +67,8 @@ final class FamilyChecker {
                 lockChecks.fencing(name, acquisitions, storeLogs.getOrDefault(name, List.of())));
         lockChecks.liveness(history, faultWindows, livenessBoundNanos, workloadEnd);
         lockChecks.recovery(history, faultWindows, workloadEnd);
+        lockChecks.closes(history, all, workloadEnd, (name, closed, by) -> taken(byLock.getOrDefault(
+                FamilyLocks.base(name), List.of()), name, closed, by));
         for (List<Acquisition> acquisitions : byLock.values()) {
             lossReported(acquisitions);
             boolean semaphore = FamilyLocks.role(acquisitions.get(0).name()).startsWith("p");
@@ -71,6 +87,34 @@ final class FamilyChecker {
                 readerTokens(acquisitions, dataLoss);
             }
         }
+    }
+
+    /**
+     * Whether others took what a closed client held, after its close began and by {@code by}: a writer the read lock
+     * (readers share it whether or not the closed reader's lease lingers), any holder the write lock, and a
+     * semaphore's every permit at once, held by leases not of the closed client (its new client's count).
+     */
+    private static boolean taken(List<Acquisition> lock, String name, History.Closed closed, long by) {
+        String prefix = closed.worker() + ".";
+        String role = FamilyLocks.role(name);
+        List<Acquisition> others = lock.stream().filter(a -> !a.op().startsWith(prefix)
+                || a.acquired() - closed.end() > 0).toList();
+        if (!role.startsWith("p")) {
+            return others.stream().anyMatch(a -> (role.equals("w") || writer(a))
+                    && a.acquired() - closed.start() > 0 && a.acquired() - by <= 0);
+        }
+        int permits = Integer.parseInt(role.substring(1));
+        for (Acquisition a : others) {
+            long t = a.acquired();
+            if (t - closed.start() <= 0 || t - by > 0) {
+                continue;
+            }
+            long at = others.stream().filter(o -> o.acquired() - t <= 0 && o.validEnd() - t > 0).count();
+            if (at >= permits) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean writer(Acquisition a) {

@@ -65,12 +65,21 @@ final class FamilyLocks implements LocksUnderTest {
 
     /**
      * An administrator's forceRelease of the whole lock a role belongs to: every holder of the read-write lock,
-     * readers and writer, or every permit of the semaphore.
+     * readers and writer, or every permit of the semaphore; or of one half of a read-write lock alone.
+     *
+     * @param alone for a read-write lock's role: only its half ({@code readLock().forceRelease()}, the readers, or
+     *              {@code writeLock().forceRelease()}, the writer); a semaphore has no half
      */
-    static java.util.OptionalLong forceRelease(LockClient client, String name) {
+    static java.util.OptionalLong forceRelease(LockClient client, String name, boolean alone) {
         String role = role(name);
-        return role.startsWith("p") ? client.semaphore(base(name), Integer.parseInt(role.substring(1))).forceRelease()
-                : client.readWriteLock(base(name)).forceRelease();
+        if (role.startsWith("p")) {
+            return client.semaphore(base(name), Integer.parseInt(role.substring(1))).forceRelease();
+        }
+        dev.warden.DistributedReadWriteLock lock = client.readWriteLock(base(name));
+        if (!alone) {
+            return lock.forceRelease();
+        }
+        return role.equals("r") ? lock.readLock().forceRelease() : lock.writeLock().forceRelease();
     }
 
     @Override

@@ -47,6 +47,14 @@ enum Fault {
      */
     FORCE_RELEASE,
     /**
+     * A family run's forceRelease of one kind of holder alone, in turn: the readers of a read-write lock
+     * ({@code readLock().forceRelease()}), its writer ({@code writeLock().forceRelease()}), or a semaphore's permits
+     * (its {@code forceRelease()}: the API forces every permit of a semaphore at once, none alone). As for
+     * {@link #FORCE_RELEASE}, the forced holder's hold is stretched, and the administrator then takes the write
+     * lock, or a permit.
+     */
+    FORCE_HALF,
+    /**
      * A worker closes its client mid-flight, while its threads acquire and hold ({@code CLOSE} on its standard
      * input), then opens another and goes on.
      */

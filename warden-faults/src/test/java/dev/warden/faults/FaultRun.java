@@ -46,6 +46,11 @@ final class FaultRun {
         boolean referenced() {
             return SurfaceLocks.KINDS.contains(lockKind);
         }
+
+        /** Whether an administrator forces locks free in this run: it has a client of its own. */
+        boolean forces() {
+            return faults.contains(Fault.FORCE_RELEASE) || faults.contains(Fault.FORCE_HALF);
+        }
     }
 
     /** What happened. */
@@ -60,20 +65,47 @@ final class FaultRun {
                     .map(e -> " " + e.getKey().substring(6).toLowerCase() + "=" + e.getValue())
                     .collect(java.util.stream.Collectors.joining());
         }
+
+        /** The figures of a surface's round: claims, losses told, clients closed, data losses, halves forced. */
+        String figures() {
+            return String.format("claims=%d reentrant-told-lost=%d holders-forced=%d closes=%d data-losses=%d "
+                            + "spanning-holders=%d", counts.getOrDefault("claims", 0),
+                    counts.getOrDefault("reentrant acquires told lost", 0),
+                    counts.getOrDefault("holders removed by forceRelease", 0),
+                    counts.getOrDefault("clients closed mid-flight", 0), counts.getOrDefault("losses of data", 0),
+                    counts.getOrDefault("holders spanning a loss of data", 0))
+                    + counts.entrySet().stream().filter(e -> e.getKey().startsWith("forced alone "))
+                    .map(e -> " forced-" + e.getKey().substring(13) + "=" + e.getValue())
+                    .collect(java.util.stream.Collectors.joining());
+        }
     }
 
     /** How many workers a client stall or partition strikes and spares before it keeps one struck anyway. */
     private static final int STALL_ATTEMPTS = 20;
 
     private final Plan plan;
-    private final Random random = new Random(42);
+    /**
+     * Which round of the plan this is (0 for the first), or -1 for a run that is not one of rounds: a round's first
+     * cycle of faults draws the kinds in the order the plan names them, starting at the round's index (round 0 with
+     * the first named), so that rounds between them begin with every kind; later cycles, and every cycle of a run
+     * not in rounds, are shuffled.
+     */
+    private final int round;
+    private final Random random;
     /** How many faults of each kind were injected, as "fault KIND" counts in the report. */
     private final Map<String, Integer> injected = new java.util.TreeMap<>();
     /** When the workers stop (System.nanoTime): a fault that waits for a holder gives up 2 s before. */
     private long workloadEnd;
 
     FaultRun(Plan plan) {
+        this(plan, -1);
+    }
+
+    /** @param round the round of the plan, from 0 ({@link #round}), or -1 */
+    FaultRun(Plan plan, int round) {
         this.plan = plan;
+        this.round = round;
+        this.random = new Random(42 + Math.max(0, round));
     }
 
     Report run(Path dir) throws Exception {
@@ -98,8 +130,7 @@ final class FaultRun {
             // Only the runs that force locks free have one, so that the other runs' connection counts are as before.
             Path adminFile = dir.resolve(plan.name() + "-admin.history");
             FencedStore adminStore = new FencedStore(storeServer.uri());
-            Admin admin = plan.faults().contains(Fault.FORCE_RELEASE)
-                    ? new Admin(lockServer.spec(), plan.lease(), adminStore, adminFile) : null;
+            Admin admin = plan.forces() ? new Admin(lockServer.spec(), plan.lease(), adminStore, adminFile) : null;
             awaitReady(workers, dir);
             long start = System.nanoTime();
             long end = start + TimeUnit.SECONDS.toNanos(plan.seconds());
@@ -136,7 +167,7 @@ final class FaultRun {
             List<String> found;
             Map<String, Integer> checked;
             if (plan.lockKind().equals("warden-family")) {
-                FamilyChecker checker = new FamilyChecker();
+                FamilyChecker checker = new FamilyChecker().lease(plan.lease());
                 checker.check(history, logs, plan.losesData(), windows, bound, end);
                 found = checker.violations();
                 checked = checker.counts();
@@ -233,16 +264,25 @@ final class FaultRun {
         // Every kind once per cycle, in a random order: a run of several faults always has each kind it names (a
         // free draw left a three-kind run of seven faults without one about once in seventeen runs).
         List<Fault> cycle = new ArrayList<>();
+        boolean first = round >= 0;
         while (System.nanoTime() - lastFault < 0) {
             if (cycle.isEmpty()) {
                 cycle.addAll(plan.faults());
-                Collections.shuffle(cycle, random);
+                if (first) {
+                    // Drawn from the end: the round's kind first, then the next named, and so on.
+                    Collections.rotate(cycle, -round);
+                    Collections.reverse(cycle);
+                    first = false;
+                } else {
+                    Collections.shuffle(cycle, random);
+                }
             }
             Fault fault = cycle.remove(cycle.size() - 1);
             long from = System.nanoTime();
             List<String> victims = apply(fault, targets);
             if (victims != null) {
-                windows.add(new Checker.Window(from, System.nanoTime(), victims));
+                windows.add(new Checker.Window(from, System.nanoTime(), victims,
+                        fault == Fault.SERVER_RESTART && plan.losesData()));
                 injected.merge("fault " + fault, 1, Integer::sum);
             }
             TimeUnit.MILLISECONDS.sleep(1000 + random.nextInt(500));
@@ -270,9 +310,11 @@ final class FaultRun {
                 yield List.of();
             }
             case CLIENT_PARTITION -> partitionHolder(targets, lease);
-            case FORCE_RELEASE -> forceRelease(targets);
+            case FORCE_RELEASE -> forceRelease(targets, null);
+            case FORCE_HALF -> forceRelease(targets,
+                    List.of("r", "w", "p").get(injected.getOrDefault("fault " + Fault.FORCE_HALF, 0) % 3));
             case CLIENT_CLOSE -> {
-                int victim = holder(targets, plan.referenced() ? 1 : 0);
+                int victim = holder(targets, plan.referenced() ? 1 : 0, null);
                 tell(workers.get(victim), "CLOSE");
                 // The worker closes and reopens on its own; the history has when (CLOSED). Give it a moment.
                 TimeUnit.MILLISECONDS.sleep(lease / 2);
@@ -351,13 +393,19 @@ final class FaultRun {
     /**
      * An administrator's forceRelease of a lock a worker holds during a long job (its holds stretched), then a hold
      * of the administrator's own, during which the worker's holds end: null if no worker held a lock to force.
+     *
+     * @param half null to force the whole lock; in a family run, the kind of holder to force alone ("r" the
+     *             readers, "w" the writer, "p" a semaphore's permits), whose hold is stretched
      */
-    private List<String> forceRelease(Targets targets) throws Exception {
+    private List<String> forceRelease(Targets targets, String half) throws Exception {
         List<Process> workers = targets.workers();
         int first = plan.referenced() ? 1 : 0;
-        long giveUp = workloadEnd - TimeUnit.SECONDS.toNanos(2);
+        // Not past 2 s before the workload's end, nor longer than 4 s: a search that finds no hold to stretch (a
+        // loaded machine, a multi-lock's rare holds) gives the other faults their turn; the next cycle tries again.
+        long giveUp = Math.min(workloadEnd - TimeUnit.SECONDS.toNanos(2),
+                System.nanoTime() + TimeUnit.SECONDS.toNanos(4));
         for (int attempt = 1; attempt <= 2 * STALL_ATTEMPTS && System.nanoTime() - giveUp < 0; attempt++) {
-            int victim = holder(targets, first);
+            int victim = holder(targets, first, half);
             Process worker = workers.get(victim);
             // Only the holds in progress are stretched (a long job), so that the administrator is not kept waiting
             // by holds taken after its forceRelease.
@@ -366,14 +414,18 @@ final class FaultRun {
                 // A hold in progress reaches its stretch within its 0-20 ms hold; one that was past it (reentering,
                 // releasing) is not stretched, and another try follows.
                 long until = Math.min(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300), giveUp);
-                String name = targets.store().stretchedName(worker.pid());
+                String name = targets.store().stretchedName(worker.pid(), half);
                 while (name == null && System.nanoTime() - until < 0) {
                     TimeUnit.MILLISECONDS.sleep(5);
-                    name = targets.store().stretchedName(worker.pid());
+                    name = targets.store().stretchedName(worker.pid(), half);
                 }
                 if (name != null) {
-                    System.out.printf("force-release: '%s' forced from w%d%n", name, victim);
-                    targets.admin().forceAndHold(name, () -> tell(worker, "STRETCH 0"));
+                    System.out.printf("force-release: '%s' forced%s from w%d (try %d)%n", name,
+                            half == null ? "" : " alone", victim, attempt);
+                    targets.admin().forceAndHold(name, half != null, () -> tell(worker, "STRETCH 0"));
+                    if (half != null) {
+                        injected.merge("forced alone " + half, 1, Integer::sum);
+                    }
                     return List.of();
                 }
             } finally {
@@ -409,15 +461,18 @@ final class FaultRun {
 
     /** @return a random worker among those that note a lock held, or any if none does */
     private int holder(Targets targets) {
-        return holder(targets, 0);
+        return holder(targets, 0, null);
     }
 
-    /** @return a random worker from {@code first} on among those that note a lock held, or any if none does */
-    private int holder(Targets targets, int first) {
+    /**
+     * @param role null for any name; else the role a family name held must have ("r", "w", "p")
+     * @return a random worker from {@code first} on among those that note a lock held, or any if none does
+     */
+    private int holder(Targets targets, int first, String role) {
         List<Process> workers = targets.workers();
         List<Integer> holding = new ArrayList<>();
         for (int w = first; w < workers.size(); w++) {
-            if (targets.store().holds(workers.get(w).pid())) {
+            if (targets.store().holds(workers.get(w).pid(), role)) {
                 holding.add(w);
             }
         }
@@ -452,7 +507,7 @@ final class FaultRun {
         // of a short run: the absolute bound still holds.
         int growth = plan.lockKind().startsWith("multi") ? plan.workers() * plan.threads()
                 : plan.referenced() ? plan.workers() : 1;
-        int admin = plan.faults().contains(Fault.FORCE_RELEASE) ? 2 : 0;
+        int admin = plan.forces() ? 2 : 0;
         if (connections[0] > 0 && (connections[1] > connections[0] + growth
                 || connections[1] > plan.workers() * perWorker + 4 + admin)) {
             problems.add("leak: lock-server connections went from " + connections[0] + " to " + connections[1]);

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -13,11 +14,17 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Warden under faults: every run must end with zero violations. Each run prints one summary line. The workload
- * lasts {@code -Dfaults.seconds} per run (12 by default; raise it for a soak). Failsafe runs it in the
+ * lasts {@code -Dfaults.seconds} per run (12 by default; raise it for a soak); the surface and family force runs
+ * repeat {@code -Dfaults.rounds} times (1 by default). Failsafe runs it in the
  * integration-test phase of {@code mvn verify}, after the unit tests.
  */
 class FaultSuiteIT {
     static final int SECONDS = Integer.getInteger("faults.seconds", 12);
+    /**
+     * Rounds of each surface run and family force run ({@link #rounds}): 1 by default; {@code -Dfaults.rounds=3}
+     * gives the figures of docs/faults.md, every kind a run names first in some round.
+     */
+    static final int ROUNDS = Integer.getInteger("faults.rounds", 1);
     static final List<String> NAMES = List.of("alpha", "beta", "gamma");
     static final Duration LEASE = Duration.ofMillis(1000);
 
@@ -191,14 +198,26 @@ class FaultSuiteIT {
      */
     @Test
     void familyUnderForceReleaseAndClose() throws Exception {
-        FaultRun.Report report = new FaultRun(new FaultRun.Plan("family-force-close", List.of(Fault.FORCE_RELEASE,
-                Fault.CLIENT_CLOSE), SECONDS, 3, 4, LEASE, 20, FAMILY, "warden-family", "single")).run(dir);
-        System.out.println(report.summary());
-        report.violations().stream().limit(10).forEach(v -> System.out.println("  " + v));
-        assertThat(report.violations()).as(report.summary()).isEmpty();
-        assertThat(report.acquisitions()).as(report.summary()).isGreaterThan(50);
-        assertThat(report.counts().getOrDefault("fault FORCE_RELEASE", 0)).as(report.summary()).isPositive();
-        assertThat(report.counts().getOrDefault("fault CLIENT_CLOSE", 0)).as(report.summary()).isPositive();
+        Map<String, Integer> all = rounds(new FaultRun.Plan("family-force-close", List.of(Fault.FORCE_RELEASE,
+                Fault.CLIENT_CLOSE), SECONDS, 3, 4, LEASE, 20, FAMILY, "warden-family", "single"));
+        assertThat(all.getOrDefault("fault FORCE_RELEASE", 0)).as(all.toString()).isPositive();
+        assertThat(all.getOrDefault("fault CLIENT_CLOSE", 0)).as(all.toString()).isPositive();
+    }
+
+    /**
+     * Each kind of holder forced alone, in turn: the readers of a read-write lock ({@code readLock().forceRelease()}),
+     * its writer ({@code writeLock().forceRelease()}), a semaphore's permits (the API forces them all at once). The
+     * forced half's holders' intervals end at the forceRelease's start, the other half's go on; the administrator
+     * then takes the write lock, or a permit, and exclusion, the permit limit, loss reporting and tokens hold.
+     */
+    @Test
+    void familyHalvesForcedAlone() throws Exception {
+        // Twice the time, as for several faults: the three kinds in turn, each after a hold of its kind is found.
+        Map<String, Integer> all = rounds(new FaultRun.Plan("family-force-halves", List.of(Fault.FORCE_HALF),
+                SECONDS * 2, 3, 4, LEASE, 20, FAMILY, "warden-family", "single"));
+        // Readers first, then the writer, then permits.
+        assertThat(all.getOrDefault("forced alone r", 0)).as(all.toString()).isPositive();
+        assertThat(all.getOrDefault("forced alone w", 0)).as(all.toString()).isPositive();
     }
 
     @Test
@@ -211,29 +230,54 @@ class FaultSuiteIT {
 
     /**
      * The other doors (issue #39), one run each of 12 s (not doubled for its several faults) under the faults that
-     * matter to it, with worker 0 a reference of plain leases whose intervals the surface's claims meet. Faults:
-     * an administrator's forceRelease during a long hold, client stalls past the lease, server pauses, killed
+     * matter to it, with worker 0 a reference of plain leases whose intervals the surface's claims meet, in
+     * {@link #ROUNDS} rounds. Faults: a restart of the lock server with its data lost (in every surface run), an
+     * administrator's forceRelease during a long hold, client stalls past the lease, server pauses, killed
      * connections, and a client closed mid-flight.
      */
-    private FaultRun.Report surface(String name, String kind, List<Fault> faults) throws Exception {
-        FaultRun.Report report = new FaultRun(new FaultRun.Plan(name, faults, SECONDS, 3, 4, LEASE, 20, NAMES, kind,
-                "single")).run(dir);
-        System.out.println(report.summary());
-        report.violations().stream().limit(10).forEach(v -> System.out.println("  " + v));
-        assertThat(report.violations()).as(report.summary()).isEmpty();
-        // Claims and multi-lock acquires that came back empty (checked for parts left held) are operations too.
-        assertThat(report.acquisitions() + report.counts().getOrDefault("claims", 0)
-                + report.counts().getOrDefault("multi-lock acquires not acquired", 0)).as(report.summary())
-                .isGreaterThan(50);
-        assertThat(report.faults()).as(report.summary()).isPositive();
-        return report;
+    private Map<String, Integer> surface(String name, String kind, List<Fault> faults) throws Exception {
+        Map<String, Integer> all = rounds(new FaultRun.Plan(name, faults, SECONDS, 3, 4, LEASE, 20, NAMES, kind,
+                "single"));
+        // Round 0 draws the kinds in the order named, restart first (it takes a moment, and is always injected): a
+        // forceRelease's search for a hold may take 4 s, after which a 12 s run has room for one fault more.
+        if (faults.contains(Fault.SERVER_RESTART)) {
+            assertThat(all.getOrDefault("fault SERVER_RESTART", 0)).as(all.toString()).isPositive();
+        }
+        return all;
+    }
+
+    /**
+     * Runs a plan {@link #ROUNDS} times, round r's first faults drawn from the r-th kind named on
+     * ({@link FaultRun#FaultRun(FaultRun.Plan, int)}); each round must pass alone. Prints a line per round and the
+     * counts summed over the rounds, which it returns.
+     */
+    private Map<String, Integer> rounds(FaultRun.Plan plan) throws Exception {
+        Map<String, Integer> all = new java.util.TreeMap<>();
+        for (int round = 0; round < ROUNDS; round++) {
+            Path roundDir = java.nio.file.Files.createDirectories(dir.resolve("round-" + round));
+            FaultRun.Report report = new FaultRun(plan, round).run(roundDir);
+            System.out.println(report.summary() + " round=" + (round + 1) + "/" + ROUNDS + " " + report.figures());
+            report.violations().stream().limit(10).forEach(v -> System.out.println("  " + v));
+            assertThat(report.violations()).as(report.summary()).isEmpty();
+            // Claims and multi-lock acquires that came back empty (checked for parts left held) are operations too.
+            assertThat(report.acquisitions() + report.counts().getOrDefault("claims", 0)
+                    + report.counts().getOrDefault("multi-lock acquires not acquired", 0)).as(report.summary())
+                    .isGreaterThan(50);
+            assertThat(report.faults()).as(report.summary()).isPositive();
+            all.merge("operations", report.operations(), Integer::sum);
+            all.merge("acquisitions", report.acquisitions(), Integer::sum);
+            report.counts().forEach((key, value) -> all.merge(key, value,
+                    key.startsWith("most ") ? Integer::max : Integer::sum));
+        }
+        System.out.println("faults rounds run=" + plan.name() + " rounds=" + ROUNDS + " " + all);
+        return all;
     }
 
     /** {@code asLock()}, reentered 0-3 times after each hold: no reentrant call says "held" over a lost lease. */
     @Test
     void asLockNeverSaysHeldOverALostLease() throws Exception {
-        surface("aslock-mixed", "aslock", List.of(Fault.FORCE_RELEASE, Fault.CLIENT_STALL, Fault.CLIENT_CLOSE,
-                Fault.SERVER_PAUSE));
+        surface("aslock-mixed", "aslock", List.of(Fault.SERVER_RESTART, Fault.FORCE_RELEASE, Fault.CLIENT_STALL,
+                Fault.CLIENT_CLOSE, Fault.SERVER_PAUSE));
     }
 
     /**
@@ -242,30 +286,30 @@ class FaultSuiteIT {
      */
     @Test
     void registryWithRenewedAndFixedLeasesUnderFaults() throws Exception {
-        surface("registry-mixed", "registry", List.of(Fault.FORCE_RELEASE, Fault.CLIENT_STALL,
-                Fault.CONNECTION_KILL, Fault.SERVER_PAUSE));
+        surface("registry-mixed", "registry", List.of(Fault.SERVER_RESTART, Fault.FORCE_RELEASE,
+                Fault.CLIENT_STALL, Fault.CONNECTION_KILL, Fault.SERVER_PAUSE));
     }
 
     /** Multi-locks of two names: every part fenced, and an empty result leaves no part held. */
     @Test
     void multiLocksUnderFaults() throws Exception {
-        FaultRun.Report report = surface("multi-mixed", "multi", List.of(Fault.FORCE_RELEASE, Fault.CLIENT_STALL,
-                Fault.CONNECTION_KILL, Fault.CLIENT_CLOSE));
-        assertThat(report.counts().getOrDefault("multi-lock acquires not acquired", 0)).as(report.summary())
-                .isPositive();
+        Map<String, Integer> all = surface("multi-mixed", "multi", List.of(Fault.SERVER_RESTART,
+                Fault.FORCE_RELEASE, Fault.CLIENT_CLOSE, Fault.CLIENT_STALL, Fault.CONNECTION_KILL));
+        assertThat(all.getOrDefault("multi-lock acquires not acquired", 0)).as(all.toString()).isPositive();
     }
 
     /** Async acquires, some cancelled mid-wait: every future completes, through closes of its client too. */
     @Test
     void asyncAcquiresAlwaysCompleteUnderFaults() throws Exception {
-        surface("async-mixed", "async", List.of(Fault.CLIENT_CLOSE, Fault.CLIENT_STALL, Fault.SERVER_PAUSE));
+        surface("async-mixed", "async", List.of(Fault.SERVER_RESTART, Fault.CLIENT_CLOSE, Fault.CLIENT_STALL,
+                Fault.SERVER_PAUSE));
     }
 
     /** ShedLock's provider: lockAtLeastFor and extend; an extend never says "held" over a lost lease. */
     @Test
     void shedLockProviderUnderFaults() throws Exception {
-        surface("shedlock-mixed", "shedlock", List.of(Fault.FORCE_RELEASE, Fault.CLIENT_STALL, Fault.SERVER_PAUSE,
-                Fault.CLIENT_CLOSE));
+        surface("shedlock-mixed", "shedlock", List.of(Fault.SERVER_RESTART, Fault.FORCE_RELEASE,
+                Fault.CLIENT_CLOSE, Fault.CLIENT_STALL, Fault.SERVER_PAUSE));
     }
 
     /**
@@ -274,9 +318,9 @@ class FaultSuiteIT {
      */
     @Test
     void lockedUnderFaults() throws Exception {
-        FaultRun.Report report = surface("locked-mixed", "locked", List.of(Fault.FORCE_RELEASE, Fault.CLIENT_STALL,
-                Fault.SERVER_PAUSE));
-        System.out.println("  " + report.counts());
-        assertThat(report.counts().getOrDefault("claims", 0)).as(report.summary()).isPositive();
+        Map<String, Integer> all = surface("locked-mixed", "locked", List.of(Fault.SERVER_RESTART,
+                Fault.CLIENT_CLOSE, Fault.FORCE_RELEASE, Fault.CLIENT_STALL, Fault.SERVER_PAUSE));
+        assertThat(all.getOrDefault("claims", 0)).as(all.toString()).isPositive();
+        assertThat(all.getOrDefault("fault CLIENT_CLOSE", 0)).as(all.toString()).isPositive();
     }
 }

@@ -59,9 +59,25 @@ final class FencedStore implements AutoCloseable {
         connection.sync().srem("stretched:" + pid, name);
     }
 
-    /** @return one of the names whose holds the process has stretched now, or null */
-    String stretchedName(long pid) {
-        return connection.sync().srandmember("stretched:" + pid);
+    /**
+     * @param role null for any; else the role a family name must have ("r", "w", or "p" for any semaphore's)
+     * @return one of the names whose holds the process has stretched now, or null
+     */
+    String stretchedName(long pid, String role) {
+        return member("stretched:" + pid, role);
+    }
+
+    /** @return whether the process notes a name of the role held ({@link #stretchedName}'s role) */
+    boolean holds(long pid, String role) {
+        return member("holding:" + pid, role) != null;
+    }
+
+    private String member(String key, String role) {
+        if (role == null) {
+            return connection.sync().srandmember(key);
+        }
+        return connection.sync().smembers(key).stream()
+                .filter(name -> FamilyLocks.role(name).startsWith(role)).findAny().orElse(null);
     }
 
     /** @return one of the names the process notes held, or null */

@@ -114,6 +114,12 @@ final class LockedSurface implements LocksUnderTest {
     private final Calls calls;
     /** A thread per worker thread, on which the methods run (their lease is thread-bound). */
     private final Map<Thread, ExecutorService> methods = new ConcurrentHashMap<>();
+    /**
+     * The grants and returns that worker threads wait for: a close (the context closed mid-flight, its method
+     * threads stopped) fails those still open, as a method stopped before it ran or returned would leave them.
+     */
+    private final java.util.Set<CompletableFuture<?>> open = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
 
     LockedSurface(Calls calls) {
         this.calls = calls;
@@ -125,8 +131,8 @@ final class LockedSurface implements LocksUnderTest {
 
     @Override
     public Held acquire(String name, Duration wait) throws InterruptedException {
-        CompletableFuture<Lease> granted = new CompletableFuture<>();
-        CompletableFuture<Boolean> ended = new CompletableFuture<>();
+        CompletableFuture<Lease> granted = tracked(new CompletableFuture<>());
+        CompletableFuture<Boolean> ended = tracked(new CompletableFuture<>());
         BlockingQueue<Step> steps = new LinkedBlockingQueue<>();
         ExecutorService method = methods.computeIfAbsent(Thread.currentThread(), t -> Executors.newSingleThreadExecutor(
                 r -> {
@@ -134,6 +140,13 @@ final class LockedSurface implements LocksUnderTest {
                     thread.setDaemon(true);
                     return thread;
                 }));
+        if (closed) {
+            // A closed context's beans refuse; a method thread made now would outlive the close.
+            method.shutdownNow();
+            granted.cancel(false);
+            ended.cancel(false);
+            throw new IllegalStateException("the Spring context is closed");
+        }
         method.execute(() -> {
             try {
                 calls.outer(name, lease -> {
@@ -189,7 +202,11 @@ final class LockedSurface implements LocksUnderTest {
             public boolean reenter() {
                 CompletableFuture<Boolean> done = new CompletableFuture<>();
                 steps.add(new Step(done));
-                return await(done, Duration.ofSeconds(10), "a nested @Locked call");
+                // A method stopped by a close returns without serving the step: not a claim.
+                CompletableFuture<Boolean> returned = ended.handle((v, e) -> {
+                    throw new IllegalStateException("the outer @Locked method had returned");
+                });
+                return await(done.applyToEither(returned, v -> v), Duration.ofSeconds(10), "a nested @Locked call");
             }
 
             @Override
@@ -239,9 +256,17 @@ final class LockedSurface implements LocksUnderTest {
         }
     }
 
+    private <T> CompletableFuture<T> tracked(CompletableFuture<T> future) {
+        open.add(future);
+        future.whenComplete((v, e) -> open.remove(future));
+        return future;
+    }
+
     @Override
     public void close() {
+        closed = true;
         calls.close();
         methods.values().forEach(ExecutorService::shutdownNow);
+        open.forEach(future -> future.completeExceptionally(new IllegalStateException("the Spring context closed")));
     }
 }
