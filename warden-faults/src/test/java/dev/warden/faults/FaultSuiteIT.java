@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -18,6 +19,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * repeat {@code -Dfaults.rounds} times (1 by default). Failsafe runs it in the
  * integration-test phase of {@code mvn verify}, after the unit tests.
  */
+// The README's `mvn -B verify` runs the short fault run: allFaultsMixed (every single-server fault on the lock) and
+// asLockNeverSaysHeldOverALostLease (a surface); the other runs are tagged "full" (`-Pfull`, CI).
 class FaultSuiteIT {
     static final int SECONDS = Integer.getInteger("faults.seconds", 12);
     /**
@@ -66,33 +69,39 @@ class FaultSuiteIT {
         return report;
     }
 
+    @Tag("full")
     @Test
     void noFaultsNoViolationsAndNoLostLeases() throws Exception {
         FaultRun.Report report = warden("none", List.of());
         assertThat(report.counts().getOrDefault("lost leases", 0)).isZero();
     }
 
+    @Tag("full")
     @Test
     void stalledClientsAreFencedOff() throws Exception {
         FaultRun.Report report = warden("client-stall", List.of(Fault.CLIENT_STALL));
         assertThat(report.counts().getOrDefault("lost leases", 0)).as(report.summary()).isPositive();
     }
 
+    @Tag("full")
     @Test
     void pausedServerCostsLeasesButNeverExclusion() throws Exception {
         warden("server-pause", List.of(Fault.SERVER_PAUSE));
     }
 
+    @Tag("full")
     @Test
     void restartWithDataLossKeepsFencingTokensRising() throws Exception {
         warden("server-restart", List.of(Fault.SERVER_RESTART));
     }
 
+    @Tag("full")
     @Test
     void killedConnectionsAndFlushedScriptsAreSurvived() throws Exception {
         warden("connection-kill", List.of(Fault.CONNECTION_KILL));
     }
 
+    @Tag("full")
     @Test
     void slowServerNeverExtendsALeaseBeyondItsDeadline() throws Exception {
         warden("latency", List.of(Fault.LATENCY));
@@ -103,6 +112,7 @@ class FaultSuiteIT {
      * network-latency. Like every run with faults, each asserts that it injected some; a network fault counts once
      * it was injected.
      */
+    @Tag("full")
     @ParameterizedTest
     @EnumSource(value = Fault.class, names = {"CLIENT_PARTITION", "PUBSUB_PARTITION", "NETWORK_LATENCY"})
     void networkFaultsNeverBreakExclusionAndStruckClientsComeBack(Fault fault) throws Exception {
@@ -119,18 +129,21 @@ class FaultSuiteIT {
                 Fault.LATENCY));
     }
 
+    @Tag("full")
     @Test
     void fairModeUnderAllFaultsMixed() throws Exception {
         warden("fair-mixed", List.of(Fault.CLIENT_STALL, Fault.SERVER_PAUSE, Fault.SERVER_RESTART,
                 Fault.CONNECTION_KILL, Fault.LATENCY), "single", "warden-fair");
     }
 
+    @Tag("full")
     @Test
     void sentinelFailoversWithReplicaAcknowledgementsNeverGrantALockTwice() throws Exception {
         FaultRun.Report report = warden("sentinel-failover", List.of(Fault.FAILOVER, Fault.CLIENT_STALL), "sentinel");
         assertThat(report.counts().getOrDefault("fault FAILOVER", 0)).as(report.summary()).isPositive();
     }
 
+    @Tag("full")
     @Test
     void clusterSlotMigrationsAndKilledConnectionsAreSurvived() throws Exception {
         FaultRun.Report report = warden("cluster", List.of(Fault.SLOT_MIGRATION, Fault.CONNECTION_KILL,
@@ -144,6 +157,7 @@ class FaultSuiteIT {
      * what it acknowledged), with killed connections. Acknowledged grants survive both, so mutual exclusion is
      * checked as everywhere, with zero violations.
      */
+    @Tag("full")
     @Test
     void clusterFailoversGracefulAndForcedWithReplicaAcknowledgementsNeverGrantALockTwice() throws Exception {
         FaultRun.Report report = warden("cluster-failover", List.of(Fault.CLUSTER_FAILOVER, Fault.MASTER_KILL,
@@ -152,6 +166,7 @@ class FaultSuiteIT {
         assertThat(report.counts().getOrDefault("fault MASTER_KILL", 0)).as(report.summary()).isPositive();
     }
 
+    @Tag("full")
     @Test
     void quorumSurvivesOneServerPausedRestartedOrCutOff() throws Exception {
         FaultRun.Report report = warden("quorum", List.of(Fault.SERVER_PAUSE, Fault.SERVER_RESTART,
@@ -164,6 +179,7 @@ class FaultSuiteIT {
     static final List<String> FAMILY = List.of("prices#r", "prices#r", "prices#w", "stock#r", "stock#w",
             "pool#p2", "slots#p3");
 
+    @Tag("full")
     @Test
     void readWriteLocksAndSemaphoresKeepTheirPromisesUnderFaultsWithoutDataLoss() throws Exception {
         FaultRun.Report report = new FaultRun(new FaultRun.Plan("family-mixed", List.of(Fault.CLIENT_STALL,
@@ -179,6 +195,7 @@ class FaultSuiteIT {
                 .isGreaterThanOrEqualTo(2);
     }
 
+    @Tag("full")
     @Test
     void readWriteLocksAndSemaphoresKeepTheirTokensRisingThroughDataLoss() throws Exception {
         FaultRun.Report report = new FaultRun(new FaultRun.Plan("family-restart", List.of(Fault.SERVER_RESTART),
@@ -196,6 +213,7 @@ class FaultSuiteIT {
      * lock, or a permit), and clients closed mid-flight: the removed and closed holders' intervals end at the
      * forceRelease's or close's start, and exclusion, the permit limit, loss reporting and tokens hold.
      */
+    @Tag("full")
     @Test
     void familyUnderForceReleaseAndClose() throws Exception {
         Map<String, Integer> all = rounds(new FaultRun.Plan("family-force-close", List.of(Fault.FORCE_RELEASE,
@@ -210,6 +228,7 @@ class FaultSuiteIT {
      * forced half's holders' intervals end at the forceRelease's start, the other half's go on; the administrator
      * then takes the write lock, or a permit, and exclusion, the permit limit, loss reporting and tokens hold.
      */
+    @Tag("full")
     @Test
     void familyHalvesForcedAlone() throws Exception {
         // Twice the time, as for several faults: the three kinds in turn, each after a hold of its kind is found.
@@ -220,6 +239,7 @@ class FaultSuiteIT {
         assertThat(all.getOrDefault("forced alone w", 0)).as(all.toString()).isPositive();
     }
 
+    @Tag("full")
     @Test
     void fixedLeasesThatRunOutAreReleasedWithoutHarm() throws Exception {
         // Holds up to 250 ms on a 100 ms lease: many leases end before their release.
@@ -284,6 +304,7 @@ class FaultSuiteIT {
      * Spring Integration's registry, one worker with renewed leases and one with fixed leases (expireAfter) that
      * stalls outlast: the lease under the lock is the holder's interval, each reentrant {@code tryLock()} a claim.
      */
+    @Tag("full")
     @Test
     void registryWithRenewedAndFixedLeasesUnderFaults() throws Exception {
         surface("registry-mixed", "registry", List.of(Fault.SERVER_RESTART, Fault.FORCE_RELEASE,
@@ -291,6 +312,7 @@ class FaultSuiteIT {
     }
 
     /** Multi-locks of two names: every part fenced, and an empty result leaves no part held. */
+    @Tag("full")
     @Test
     void multiLocksUnderFaults() throws Exception {
         Map<String, Integer> all = surface("multi-mixed", "multi", List.of(Fault.SERVER_RESTART,
@@ -299,6 +321,7 @@ class FaultSuiteIT {
     }
 
     /** Async acquires, some cancelled mid-wait: every future completes, through closes of its client too. */
+    @Tag("full")
     @Test
     void asyncAcquiresAlwaysCompleteUnderFaults() throws Exception {
         surface("async-mixed", "async", List.of(Fault.SERVER_RESTART, Fault.CLIENT_CLOSE, Fault.CLIENT_STALL,
@@ -306,6 +329,7 @@ class FaultSuiteIT {
     }
 
     /** ShedLock's provider: lockAtLeastFor and extend; an extend never says "held" over a lost lease. */
+    @Tag("full")
     @Test
     void shedLockProviderUnderFaults() throws Exception {
         surface("shedlock-mixed", "shedlock", List.of(Fault.SERVER_RESTART, Fault.FORCE_RELEASE,
@@ -316,6 +340,7 @@ class FaultSuiteIT {
      * {@code @Locked} methods in a Spring context: the outer method's lease is the holder's interval (fenced writes),
      * each nested {@code @Locked} call on the same name a claim, or told lost; none runs over a lost lease.
      */
+    @Tag("full")
     @Test
     void lockedUnderFaults() throws Exception {
         Map<String, Integer> all = surface("locked-mixed", "locked", List.of(Fault.SERVER_RESTART,
