@@ -44,7 +44,7 @@ class ScriptsTest {
 
     @Test
     void everyScriptCompilesOnTheServerWithItsPreludes() {
-        assertThat(every()).hasSize(21);
+        assertThat(every()).extracting(Script::name).doesNotHaveDuplicates().contains("share-resize");
         for (Script script : every()) {
             assertThat(server.call("SCRIPT", "LOAD", script.source())).as(script.name()).isEqualTo(script.sha());
         }

@@ -169,6 +169,33 @@ class CheckerCatchesBrokenHistoriesTest {
         assertThat(family(forced("prices"))).isEmpty();
     }
 
+    /**
+     * Data loss excuses only the family holders it spans: two writers granted after it still exclude each other, and
+     * a semaphore's permits granted after it still keep to its number; holders that span the loss are left out.
+     */
+    @Test
+    void aFamilyIsBoundByExclusionAndItsPermitsAmongHoldersThatSpanNoLossOfData() {
+        History writers = holds(hold("w1.0:0", "prices#w", 5, 1200, 2200, 1800, "true", -1),
+                hold("w2.0:0", "prices#w", 6, 1500, 2500, 1900, "true", -1));
+        assertThat(familyWithLoss(writers)).anyMatch(v -> v.startsWith("exclusion"));
+        History permits = holds(hold("w1.0:0", "slots#p1", 5, 1200, 2200, 1800, "true", -1),
+                hold("w2.0:0", "slots#p1", 6, 1500, 2500, 1900, "true", -1));
+        assertThat(familyWithLoss(permits)).anyMatch(v -> v.startsWith("permit limit"));
+
+        History spanning = holds(hold("w1.0:0", "prices#w", 5, 500, 1600, 1700, "false", 1600),
+                hold("w2.0:0", "prices#w", 6, 1200, 2200, 1800, "true", -1));
+        assertThat(familyWithLoss(spanning)).isEmpty();
+        // A reader granted before the loss that releases after it as held: its lease was gone with the data.
+        History told = holds(hold("w1.0:0", "prices#r", 4, 500, 2000, 1500, "true", -1));
+        assertThat(familyWithLoss(told)).anyMatch(v -> v.startsWith("data loss"));
+    }
+
+    private static List<String> familyWithLoss(History history) {
+        FamilyChecker checker = new FamilyChecker().lease(FaultSuiteIT.LEASE);
+        checker.check(history, Map.of(), true, List.of(LOSS), 8_000 * MS, END);
+        return checker.violations();
+    }
+
     private static History forced(String what) {
         History history = new History();
         history.forces.add(new History.Force(what, 1000 * MS, 1010 * MS, 3));

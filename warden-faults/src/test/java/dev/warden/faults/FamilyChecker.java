@@ -69,19 +69,19 @@ final class FamilyChecker {
         lockChecks.recovery(history, faultWindows, workloadEnd);
         lockChecks.closes(history, all, workloadEnd, (name, closed, by) -> taken(byLock.getOrDefault(
                 FamilyLocks.base(name), List.of()), name, closed, by));
+        // Where the lock server lost its data, the holders that span the loss may overlap those granted after it
+        // until they learn of it; every other holder is bound, as in the lock's checker (Checker.Window#spans).
+        List<Checker.Window> losses = faultWindows.stream().filter(w -> dataLoss && w.lostData()).toList();
+        lockChecks.dataLoss(history, all, losses);
         for (List<Acquisition> acquisitions : byLock.values()) {
             lossReported(acquisitions);
+            List<Acquisition> bound = lockChecks.unspanned(acquisitions, losses);
             boolean semaphore = FamilyLocks.role(acquisitions.get(0).name()).startsWith("p");
             if (semaphore) {
-                if (!dataLoss) {
-                    permitLimit(acquisitions, Integer.parseInt(FamilyLocks.role(acquisitions.get(0).name())
-                            .substring(1)));
-                }
+                permitLimit(bound, Integer.parseInt(FamilyLocks.role(acquisitions.get(0).name()).substring(1)));
                 lockChecks.tokenOrder(acquisitions);
             } else {
-                if (!dataLoss) {
-                    writersExclude(acquisitions);
-                }
+                writersExclude(bound);
                 readWriteReleases(acquisitions, dataLoss);
                 lockChecks.tokenOrder(writers(acquisitions));
                 readerTokens(acquisitions, dataLoss);
