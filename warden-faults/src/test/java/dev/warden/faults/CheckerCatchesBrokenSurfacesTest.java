@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -12,6 +13,8 @@ import org.junit.jupiter.api.io.TempDir;
  * caught. Each run is short (10 s of workload: faults from 2 s to 4 s before the end), three workers of four threads,
  * worker 0 a reference of plain leases whose intervals the mutant's claims meet.
  */
+// Tagged "full": six fault runs of about 18 s each; in `mvn -B verify -Pfull` and CI.
+@Tag("full")
 class CheckerCatchesBrokenSurfacesTest {
     static final int SECONDS = Integer.getInteger("faults.mutant.seconds", 10);
 
