@@ -89,10 +89,14 @@ final class CommonOptions {
     }
 
     /**
-     * Checks the options that need no connection ({@code --timeout}); a bad value is a usage error naming it.
+     * Checks the options that need no connection ({@code --timeout}, the TLS client files as a pair); a bad value is
+     * a usage error naming it.
      */
     void check() {
         Durations.check(spec, "--timeout", timeout, Durations.MIN_LEASE, Durations.MAX);
+        if ((tlsCert == null) != (tlsKey == null)) {
+            throw new IllegalArgumentException("--tls-cert and --tls-key go together: " + tlsCert + ", " + tlsKey);
+        }
     }
 
     /**
@@ -130,9 +134,6 @@ final class CommonOptions {
         if (tlsCa != null) {
             builder.tlsTrustedCertificates(tlsCa);
         }
-        if ((tlsCert == null) != (tlsKey == null)) {
-            throw new IllegalArgumentException("--tls-cert and --tls-key go together: " + tlsCert + ", " + tlsKey);
-        }
         if (tlsCert != null) {
             builder.tlsClientCertificate(tlsCert, tlsKey);
         }
@@ -162,9 +163,6 @@ final class CommonOptions {
         SslOptions.Builder ssl = SslOptions.builder();
         if (tlsCa != null) {
             ssl.trustManager(tlsCa.toFile());
-        }
-        if ((tlsCert == null) != (tlsKey == null)) {
-            throw new IllegalArgumentException("--tls-cert and --tls-key go together: " + tlsCert + ", " + tlsKey);
         }
         if (tlsCert != null) {
             ssl.keyManager(tlsCert.toFile(), tlsKey.toFile(), null);

@@ -146,7 +146,6 @@ final class RedisSemaphore implements DistributedSemaphore {
     }
 
     private CompletableFuture<DistributedSemaphore> resizeRequest(int to) {
-        checkResize(to);
         return share.resizeRequest(to).thenApply(before -> new RedisSemaphore(share.resized(to), to));
     }
 
