@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * ({@link Scripts#receiversCounted}; {@code queue.lua}): it then sends nothing until the holder's TTL runs out (then
  * its client's {@link QuietRefresh} renews all its quiet waiters of the lock in one request) or its wait ends, and a
  * release skips it once its client no longer listens. A registration that is not quiet is renewed
- * with a try at least every {@link #REARM_MILLIS} ms. A waiter whose wait ends leaves the queue with one request
+ * with a try at least every {@link Scripts#REARM_MILLIS} ms. A waiter whose wait ends leaves the queue with one request
  * and no last try. Its lease counts from the sending of the try that the release names (the grant came
  * after it), for the lease the registration asked for. The default mode's first try is a plain {@code SET NX}
  * while this client has not waited for the lock lately, and may take a lock whose holder expired ahead of its
@@ -40,16 +40,6 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
     private static final Logger LOG = LoggerFactory.getLogger(Acquisition.class);
     private static final long ONE_MS = TimeUnit.MILLISECONDS.toNanos(1);
     /**
-     * How often a queued waiter whose registration is not quiet renews it, well within
-     * {@link Scripts#REGISTRATION_LIFE_MS}.
-     */
-    static final long REARM_MILLIS = 1_000;
-    /**
-     * Where waiters queue: the longest lease a release grants a renewed waiter, so that a waiter that died after its
-     * last registration holds the lock briefly; the watchdog extends it to the full lease.
-     */
-    static final long FAIR_GRANT_MILLIS = 5_000;
-    /**
      * Where waiters queue: how many tries' send times are kept. Tries are sequential, so a grant names the last try
      * or the one before; a grant that reaches a waiter later than that is also seen by the waiter's own next try.
      */
@@ -63,7 +53,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
 
     final DueFuture<Optional<Lease>> result;
     private final RedisLock lock;
-    private final RedisLockClient client;
+    private final LockContext context;
     private final long leaseMillis;
     private final boolean renewing;
     private final boolean waits;
@@ -122,29 +112,29 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
     Acquisition(RedisLock lock, long waitNanos, long leaseMillis, boolean renewing, Events.AcquireWatch watch) {
         this.watch = watch;
         this.lock = lock;
-        this.client = lock.client();
+        this.context = lock.context();
         this.result = new DueFuture<>();
         this.leaseMillis = leaseMillis;
         this.renewing = renewing;
         this.waits = waitNanos != 0;
         this.forever = waitNanos < 0;
-        this.deadline = client.ticker().read() + Math.max(waitNanos, 0);
-        this.token = client.newToken();
+        this.deadline = context.ticker().read() + Math.max(waitNanos, 0);
+        this.token = context.newToken();
         this.fair = lock.fair();
         this.queued = lock.queued();
-        this.quietable = queued && waits && client.scripts().receiversCounted();
-        this.grantMillis = renewing ? Math.min(leaseMillis, FAIR_GRANT_MILLIS) : leaseMillis;
+        this.quietable = queued && waits && context.scripts().receiversCounted();
+        this.grantMillis = renewing ? Math.min(leaseMillis, LeaseBase.FAIR_GRANT_MILLIS) : leaseMillis;
     }
 
     Acquisition start() {
-        client.track(this);
+        context.track(this);
         if (queued && waits) {
-            client.notifier().register(token, this);
+            context.notifier().register(token, this);
         }
         Futures.whenDone(result, (value, error) -> {
-            client.untrack(this);
+            context.untrack(this);
             if (queued && waits) {
-                client.notifier().unregister(token);
+                context.notifier().unregister(token);
             }
             if (error != null) {
                 leaveQueue(true);
@@ -226,10 +216,10 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         try {
             boolean refresh;
             synchronized (this) {
-                refresh = quiet && refreshable() && (forever || client.ticker().read() - deadline < 0);
+                refresh = quiet && refreshable() && (forever || context.ticker().read() - deadline < 0);
             }
             if (refresh) {
-                client.quietRefresh().due(lock, this);
+                context.quietRefresh().due(lock.keys(), this);
             } else {
                 tryNow();
             }
@@ -250,7 +240,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
                 return null;
             }
             int arm = sending(sentAt);
-            long left = forever ? -1 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - client.ticker().read()));
+            long left = forever ? -1 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - context.ticker().read()));
             return new String[] {token, Long.toString(left), Long.toString(grantMillis), Integer.toString(arm)};
         }
     }
@@ -300,26 +290,26 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
                 return;
             }
             if (queued && waits && tried && !forever && phase == Phase.IDLE
-                    && client.ticker().read() - deadline >= 0) {
+                    && context.ticker().read() - deadline >= 0) {
                 // The wait is over: leave the queue with one request (a grant that reached this waiter meanwhile
                 // is passed on), with no last try.
                 expired = true;
             } else if (phase == Phase.IDLE && fair && waits && !tried
-                    && client.notifier().defer(lock.keys(), this)) {
+                    && context.notifier().defer(lock.keys(), this)) {
                 move(Phase.HELD_BACK);
                 long holdBack = forever ? HOLD_BACK_NANOS
-                        : Math.max(0, Math.min(HOLD_BACK_NANOS, deadline - client.ticker().read()));
-                timer = client.scheduler().schedule(this::wake, holdBack, TimeUnit.NANOSECONDS);
+                        : Math.max(0, Math.min(HOLD_BACK_NANOS, deadline - context.ticker().read()));
+                timer = context.scheduler().schedule(this::wake, holdBack, TimeUnit.NANOSECONDS);
                 return;
             } else {
                 undefer = phase == Phase.HELD_BACK;
-                sentAt = client.ticker().read();
+                sentAt = context.ticker().read();
                 kind = Scripts.Try.of(waits, tried);
                 arm = sending(sentAt);
                 if (!joined) {
                     // The notifier never calls a waiter under its own lock, so this order (waiter, then notifier)
                     // cannot deadlock.
-                    markAtSend = waits ? client.notifier().mark(lock.keys(), queued) : null;
+                    markAtSend = waits ? context.notifier().mark(lock.keys(), queued) : null;
                 }
             }
         }
@@ -331,13 +321,13 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         }
         if (undefer) {
             // Held back, but no release took it along in time: it tries on its own.
-            client.notifier().undefer(lock.keys(), this);
+            context.notifier().undefer(lock.keys(), this);
         }
         result.due();
         // A first try on a lock this client has not waited for lately is a plain SET NX, which costs Redis far less
         // than a script; where the key exists (held, or free with a fence to carry on), the script tries next.
         if (kind == Scripts.Try.FIRST && !fair && !lock.replicas().required()
-                && !client.notifier().waitedFor(lock.keys(), queued)) {
+                && !context.notifier().waitedFor(lock.keys(), queued)) {
             trySet(sentAt);
         } else {
             send(kind, arm, sentAt);
@@ -346,7 +336,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
 
     /** A first try by {@link Scripts#trySet}; if the key exists, the script's first try follows. */
     private void trySet(long sentAt) {
-        client.inFlight().send(InFlight.Kind.WORK, () -> client.scripts().trySet(lock.keys(), token, leaseMillis),
+        context.inFlight().send(InFlight.Kind.WORK, () -> context.scripts().trySet(lock.keys(), token, leaseMillis),
                 (reply, error) -> {
                     if (error != null) {
                         fail(error, true);
@@ -376,7 +366,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         synchronized (this) {
             triedAfter = subscribed;
         }
-        client.inFlight().send(InFlight.Kind.WORK, () -> subscribed, (ignored, e) -> {
+        context.inFlight().send(InFlight.Kind.WORK, () -> subscribed, (ignored, e) -> {
             if (e != null) {
                 fail(e, false);
             } else if (!result.isDone()) {
@@ -392,10 +382,10 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
             // Quiet only once this client's subscription is complete: the script's probe then confirms that Redis
             // has it (not so before the resubscription after a reconnect). A probe alone could also be answered by
             // someone else's pattern subscription.
-            long quietWait = !quietable || client.notifier().mark(lock.keys(), queued) == null ? Scripts.RENEWING
-                    : forever ? -1 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - client.ticker().read()));
-            client.inFlight().send(InFlight.Kind.WORK, () -> client.scripts().acquireQueued(lock.keys(), token,
-                    leaseMillis, kind, arm, grantMillis, client.instanceId(), fair, quietWait), (reply, error) -> {
+            long quietWait = !quietable || context.notifier().mark(lock.keys(), queued) == null ? Scripts.RENEWING
+                    : forever ? -1 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - context.ticker().read()));
+            context.inFlight().send(InFlight.Kind.WORK, () -> context.scripts().acquireQueued(lock.keys(), token,
+                    leaseMillis, kind, arm, grantMillis, context.instanceId(), fair, quietWait), (reply, error) -> {
                         if (error != null) {
                             fail(error, true);
                         } else {
@@ -403,7 +393,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
                         }
                     }, this::failed);
         } else if (replicas.required()) {
-            client.inFlight().send(InFlight.Kind.WORK, () -> client.scripts().acquire(lock.keys(), token,
+            context.inFlight().send(InFlight.Kind.WORK, () -> context.scripts().acquire(lock.keys(), token,
                     leaseMillis, kind, replicas), (acked, error) -> {
                         if (error != null) {
                             fail(error, true);
@@ -412,7 +402,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
                         }
                     }, this::failed);
         } else {
-            client.inFlight().send(InFlight.Kind.WORK, () -> client.scripts().acquire(lock.keys(), token,
+            context.inFlight().send(InFlight.Kind.WORK, () -> context.scripts().acquire(lock.keys(), token,
                     leaseMillis, kind, false), (reply, error) -> {
                         if (error != null) {
                             fail(error, true);
@@ -460,7 +450,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
             return;
         }
         result.notDue();
-        long now = client.ticker().read();
+        long now = context.ticker().read();
         if (!waits || (!forever && now - deadline >= 0)) {
             if (result.complete(Optional.empty())) {
                 leaveQueue(true);
@@ -494,7 +484,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
                 retryAfter = subscription;
                 triedAfter = subscription;
             } else {
-                timer = client.scheduler().schedule(this::timerFired, delay(holderTtlMillis, quiet),
+                timer = context.scheduler().schedule(this::timerFired, delay(holderTtlMillis, quiet),
                         TimeUnit.NANOSECONDS);
             }
         }
@@ -503,7 +493,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         }
         if (join) {
             CompletableFuture<Void> joining = joinChannel();
-            if (quiet || client.notifier().unbroken(client.notifier().channel(lock.keys(), queued), mark)) {
+            if (quiet || context.notifier().unbroken(context.notifier().channel(lock.keys(), queued), mark)) {
                 // The try found this client listening, or the channel was subscribed without a break since before
                 // the try was sent and no release was heard since: wait, as a retry would only fail.
                 waitForWake(holderTtlMillis, quiet);
@@ -516,7 +506,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         }
         if (retryAfter != null) {
             CompletableFuture<Void> subscribed = retryAfter;
-            client.inFlight().send(InFlight.Kind.WORK, () -> subscribed, (ignored, e) -> {
+            context.inFlight().send(InFlight.Kind.WORK, () -> subscribed, (ignored, e) -> {
                 if (e != null) {
                     fail(e, false);
                 } else {
@@ -537,7 +527,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
             joined = true;
             // The notifier never calls a waiter under its own lock, so this order (waiter, then notifier) cannot
             // deadlock.
-            subscription = client.notifier().join(client.notifier().channel(lock.keys(), queued), this);
+            subscription = context.notifier().join(context.notifier().channel(lock.keys(), queued), this);
             return subscription;
         }
     }
@@ -550,11 +540,11 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         LockReplicationException failure = new LockReplicationException(lock.describe("acquire") + ": granted but "
                 + "acknowledged by " + acks + " of " + required + " replicas within "
                 + lock.replicas().timeoutMillis() + " ms; released again", (int) acks, required);
-        client.inFlight().sendCleanup(lock.name(), () -> lock.release(token), (reply, e) -> {
+        context.inFlight().sendCleanup(lock.name(), () -> lock.release(token), (reply, e) -> {
             if (e != null) {
                 failure.addSuppressed(Errors.translate(e, lock.describe("release after too few acknowledgements")));
             }
-            client.notifier().wakeOne(lock.keys(), queued);
+            context.notifier().wakeOne(lock.keys(), queued);
             result.completeExceptionally(failure);
         }, e -> {
             failure.addSuppressed(e);
@@ -588,7 +578,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         }
         // The lease counts from the sending of the try the grant names: a quiet waiter's may be long past, and a
         // grant's lease counted from it would have run out, or nearly, by the local clock.
-        if (known && client.ticker().read() - sentAt <= TimeUnit.MILLISECONDS.toNanos(grantMillis) / 2) {
+        if (known && context.ticker().read() - sentAt <= TimeUnit.MILLISECONDS.toNanos(grantMillis) / 2) {
             grant(fence, sentAt, grantMillis, 0, upcoming);
         } else {
             // Too old to date: the next try finds the lock held by this token and reports its remaining lease,
@@ -616,9 +606,9 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         RedisLease lease = new RedisLease(lock, token, fence, leaseMillis, renewing, sentAt, acks, grantedMillis,
                 upcoming);
         if (fair && waits) {
-            client.notifier().holding(lock.keys(), token);
+            context.notifier().holding(lock.keys(), token);
         }
-        client.watchdog().register(lease);
+        context.watchdog().register(lease);
         deliver(lease);
     }
 
@@ -630,8 +620,17 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         }
     }
 
-    @Override
-    public RedisLease takeOver(RedisLease from, long now, List<String> upcoming, Runnable before) {
+    /**
+     * A holder of this client passes the lock on without a request, at ticker time {@code now}; called with this
+     * waiter reserved.
+     *
+     * @param upcoming fair mode: the tokens queued behind this waiter, first first, as far as known (else null)
+     * @param before   runs once the waiter is committed, before its new lease is handed out: a request sent here
+     *                 reaches Redis ahead of any the new holder sends
+     * @return the waiter's new lease, or null if this waiter cannot take it so (the holder then releases through
+     *         Redis)
+     */
+    RedisLease takeOver(RedisLease from, long now, List<String> upcoming, Runnable before) {
         synchronized (this) {
             // Only a waiter that a holder reserved is asked; a grant may have come first.
             if (!renewing || phase != Phase.RESERVED) {
@@ -657,7 +656,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
                 return;
             }
             timer.cancel(false);
-            timer = client.scheduler().schedule(this::timerFired, delay, TimeUnit.NANOSECONDS);
+            timer = context.scheduler().schedule(this::timerFired, delay, TimeUnit.NANOSECONDS);
         }
     }
 
@@ -708,7 +707,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
                 return null;
             }
             arm = sending(sentAt);
-            markAtSend = client.notifier().mark(lock.keys(), queued);
+            markAtSend = context.notifier().mark(lock.keys(), queued);
         }
         return new String[] {token, Integer.toString(arm), Long.toString(grantMillis)};
     }
@@ -746,7 +745,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
             }
             retry = woken;
             if (!retry) {
-                timer = client.scheduler().schedule(this::timerFired, delay(holderTtlMillis, quiet),
+                timer = context.scheduler().schedule(this::timerFired, delay(holderTtlMillis, quiet),
                         TimeUnit.NANOSECONDS);
             }
         }
@@ -761,10 +760,10 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
                 ? TimeUnit.MILLISECONDS.toNanos(holderTtlMillis) + ONE_MS
                 : TimeUnit.MILLISECONDS.toNanos(leaseMillis);
         if (queued && !(quiet && holderTtlMillis > 0)) {
-            delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(REARM_MILLIS));
+            delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(Scripts.REARM_MILLIS));
         }
         if (!forever) {
-            delay = Math.min(delay, deadline - client.ticker().read());
+            delay = Math.min(delay, deadline - context.ticker().read());
         }
         return Math.max(delay, 0);
     }
@@ -791,7 +790,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
             registered = false;
         }
         if (wasJoined) {
-            client.notifier().leave(client.notifier().channel(lock.keys(), queued), this, passWake);
+            context.notifier().leave(context.notifier().channel(lock.keys(), queued), this, passWake);
         }
         if (deregister) {
             // A fair waiter that gives up leaves the server's queue; if a grant reached its token meanwhile, this
@@ -805,7 +804,7 @@ final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
      * only, since the lock (or registration) then expires on its own.
      */
     private void releaseInBackground(String purpose) {
-        client.inFlight().sendCleanup(lock.name(), () -> lock.release(token), (reply, e) -> {
+        context.inFlight().sendCleanup(lock.name(), () -> lock.release(token), (reply, e) -> {
             if (e != null) {
                 LOG.debug("{} of '{}' failed: {}", purpose, lock.name(), e.toString());
             }

@@ -12,7 +12,7 @@ final class CallbackPool {
     private final ExecutorService executor;
 
     CallbackPool(String threadPrefix) {
-        this.executor = Executors.newCachedThreadPool(SharedResources.daemonThreads(threadPrefix));
+        this.executor = Executors.newCachedThreadPool(DaemonThreads.named(threadPrefix));
     }
 
     ExecutorService executor() {

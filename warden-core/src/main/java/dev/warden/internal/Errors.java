@@ -37,7 +37,7 @@ final class Errors {
         if (e instanceof LockException lockException) {
             return lockException;
         }
-        if (e instanceof Replies.UnexpectedReplyException) {
+        if (e instanceof UnexpectedReplyException) {
             return new LockException(what + ": " + e.getMessage(), e);
         }
         if (e instanceof RedisCommandTimeoutException) {

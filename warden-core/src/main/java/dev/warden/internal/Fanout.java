@@ -40,7 +40,7 @@ final class Fanout {
 
     /** Waits for every server's answer. */
     static <T> CompletableFuture<List<Outcome<T>>> all(List<QuorumNode> nodes,
-                                                       Function<Server, CompletableFuture<T>> operation) {
+                                                       Function<Deployment, CompletableFuture<T>> operation) {
         return until(nodes, operation, outcomes -> false);
     }
 
@@ -48,7 +48,7 @@ final class Fanout {
      * Completes when {@code decided} holds for the answers so far (missing ones pending), or when all answered.
      */
     static <T> CompletableFuture<List<Outcome<T>>> until(List<QuorumNode> nodes,
-                                                         Function<Server, CompletableFuture<T>> operation,
+                                                         Function<Deployment, CompletableFuture<T>> operation,
                                                          Predicate<List<Outcome<T>>> decided) {
         CompletableFuture<List<Outcome<T>>> result = new CompletableFuture<>();
         @SuppressWarnings("unchecked")

@@ -27,6 +27,11 @@ import org.slf4j.LoggerFactory;
  * lease after the last one was sent), and whether one is in flight.
  */
 abstract class LeaseBase implements Lease {
+    /**
+     * Where waiters queue: the longest lease a release grants a renewed waiter, so that a waiter that died after its
+     * last registration holds the lock briefly; the watchdog extends it to the full lease.
+     */
+    static final long FAIR_GRANT_MILLIS = 5_000;
     private static final Logger LOG = LoggerFactory.getLogger(LeaseBase.class);
     private static final int HELD = 0;
     private static final int RELEASING = 1;
@@ -105,11 +110,11 @@ abstract class LeaseBase implements Lease {
     /**
      * Whether at least half of the lease a grant sets is left by the local clock at {@code now}, so that Redis
      * surely still holds this lease unless it lost it: a release grants a renewed waiter at most
-     * {@link Acquisition#FAIR_GRANT_MILLIS} until the watchdog's first renewal, so half of that. A local handover
+     * {@link #FAIR_GRANT_MILLIS} until the watchdog's first renewal, so half of that. A local handover
      * happens only then.
      */
     boolean halfLeft(long now) {
-        long granted = Math.min(leaseNanos(), TimeUnit.MILLISECONDS.toNanos(Acquisition.FAIR_GRANT_MILLIS));
+        long granted = Math.min(leaseNanos(), TimeUnit.MILLISECONDS.toNanos(FAIR_GRANT_MILLIS));
         return deadline - now >= granted / 2;
     }
 
@@ -510,5 +515,14 @@ abstract class LeaseBase implements Lease {
             }
             current = state;
         }
+    }
+
+    /** @return the renewal request of each lease of a batch: its lock's keys, its token and its lease */
+    static List<Renewal<LockKeys>> renewals(List<? extends LeaseBase> batch) {
+        List<Renewal<LockKeys>> renewals = new ArrayList<>(batch.size());
+        for (LeaseBase lease : batch) {
+            renewals.add(new Renewal<>(lease.keys(), lease.token(), lease.leaseMillis));
+        }
+        return renewals;
     }
 }

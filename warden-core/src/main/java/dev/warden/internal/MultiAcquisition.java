@@ -66,22 +66,22 @@ final class MultiAcquisition {
      * waiters, and the acquire may wait, the parts are taken one by one in order, waiting in their queues.
      */
     private void takeTogether(List<RedisLock> locks) {
-        RedisLockClient client = locks.get(0).client();
+        LockContext context = locks.get(0).context();
         List<LockKeys> keys = new ArrayList<>(locks.size());
         List<String> tokens = new ArrayList<>(locks.size());
         for (RedisLock part : locks) {
             keys.add(part.keys());
-            tokens.add(client.newToken());
+            tokens.add(context.newToken());
         }
-        long sentAt = client.ticker().read();
-        client.inFlight().send(InFlight.Kind.WORK, () -> client.scripts().multiAcquire(keys, tokens, leaseMillis,
+        long sentAt = context.ticker().read();
+        context.inFlight().send(InFlight.Kind.WORK, () -> context.scripts().multiAcquire(keys, tokens, leaseMillis,
                 false), (reply, error) -> {
                     if (error != null) {
                         // The script may have run without an answer: release by token, so that nothing is left held.
                         for (int i = 0; i < locks.size(); i++) {
                             RedisLock part = locks.get(i);
                             String token = tokens.get(i);
-                            client.inFlight().sendCleanup(part.name(), () -> part.release(token), (r, e) -> {
+                            context.inFlight().sendCleanup(part.name(), () -> part.release(token), (r, e) -> {
                                 if (e != null) {
                                     LOG.debug("clean-up of '{}' failed; it expires: {}", part.name(), e.toString());
                                 }
@@ -93,7 +93,7 @@ final class MultiAcquisition {
                             for (int i = 0; i < locks.size(); i++) {
                                 RedisLease lease = new RedisLease(locks.get(i), tokens.get(i), reply.fences()[i],
                                         leaseMillis, renewing, sentAt, 0, leaseMillis, null);
-                                client.watchdog().register(lease);
+                                context.watchdog().register(lease);
                                 held.add(lease);
                             }
                         }

@@ -75,10 +75,10 @@ final class MultiLock extends LockBase {
         Integer slot = null;
         for (LockBase part : parts) {
             if (!(part instanceof RedisLock lock) || lock.fair() || lock.replicas().required()
-                    || lock.client() != ((RedisLock) parts.get(0)).client()) {
+                    || lock.context() != ((RedisLock) parts.get(0)).context()) {
                 return null;
             }
-            if (lock.client().cluster()) {
+            if (lock.context().cluster()) {
                 int partSlot = io.lettuce.core.cluster.SlotHash.getSlot(lock.keys().lock());
                 if (slot != null && slot != partSlot) {
                     return null;

@@ -36,22 +36,11 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
     interface Waiter {
         void wake();
 
-        /** Stops trying until {@link #takeOver} or {@link #unreserve}; false if it cannot be reserved now. */
-        boolean reserve();
-
         /**
-         * A holder of this client passes the lock on without a request, at ticker time {@code now}; called with
-         * the waiter reserved.
-         *
-         * @param upcoming fair mode: the tokens queued behind this waiter, first first, as far as known (else null)
-         * @param before     runs once the waiter is committed, before its new lease is handed out: a request sent
-         *                   here reaches Redis ahead of any the new holder sends
-         * @return the waiter's new lease, or null if this waiter cannot take it so (the holder then releases
-         *         through Redis)
+         * Stops trying until a holder of this client passes the lock on to it (its kind's take-over) or
+         * {@link #unreserve}; false if it cannot be reserved now.
          */
-        default RedisLease takeOver(RedisLease from, long now, List<String> upcoming, Runnable before) {
-            return null;
-        }
+        boolean reserve();
 
         /**
          * Where waiters queue: a release granted the lock to this waiter's token, as registered by its attempt number
@@ -481,7 +470,7 @@ final class Notifier extends RedisPubSubAdapter<String, String> implements Redis
                 return;
             }
             grant = Replies.grant(message);
-        } catch (Replies.UnexpectedReplyException e) {
+        } catch (UnexpectedReplyException e) {
             // Nobody waits for this message in particular: the waiter it names finds its grant by its next try.
             LOG.warn("ignored a message on {}: {}", channel, e.getMessage());
             return;

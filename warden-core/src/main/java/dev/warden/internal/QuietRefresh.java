@@ -1,5 +1,6 @@
 package dev.warden.internal;
 
+import dev.warden.Ticker;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -44,31 +45,38 @@ final class QuietRefresh {
      */
     static final int MAX_PER_REQUEST = 256;
 
-    private final RedisLockClient client;
+    private final Notifier notifier;
+    private final Scripts scripts;
+    private final InFlight requests;
+    private final Ticker ticker;
+    private final String instanceId;
     /** The lock keys whose refresh is in flight. Guarded by this. */
-    private final Set<String> inFlight = new HashSet<>();
+    private final Set<String> refreshing = new HashSet<>();
 
-    QuietRefresh(RedisLockClient client) {
-        this.client = client;
+    QuietRefresh(Notifier notifier, Scripts scripts, InFlight inFlight, Ticker ticker, String instanceId) {
+        this.notifier = notifier;
+        this.scripts = scripts;
+        this.requests = inFlight;
+        this.ticker = ticker;
+        this.instanceId = instanceId;
     }
 
     /**
      * {@code due}'s holder TTL ran out: renews it together with every other quiet waiter of the lock in this client,
      * or has it try on its own where a refresh of the lock is in flight already.
      */
-    void due(RedisLock lock, Member due) {
-        LockKeys keys = lock.keys();
+    void due(LockKeys keys, Member due) {
         synchronized (this) {
-            if (!inFlight.add(keys.lock())) {
+            if (!refreshing.add(keys.lock())) {
                 due.alone();
                 return;
             }
         }
-        long sentAt = client.ticker().read();
+        long sentAt = ticker.read();
         List<Member> members = new ArrayList<>();
         List<String[]> args = new ArrayList<>();
         claim(due, sentAt, members, args);
-        for (Notifier.Waiter waiter : client.notifier().waiters(keys, true)) {
+        for (Notifier.Waiter waiter : notifier.waiters(keys, true)) {
             if (waiter != due && waiter instanceof Member member) {
                 claim(member, sentAt, members, args);
             }
@@ -92,7 +100,7 @@ final class QuietRefresh {
 
     /** Sends one request for some of the claimed waiters; the lock's refresh is over when every one has answered. */
     private void send(LockKeys keys, List<Member> members, List<String[]> args, AtomicInteger left) {
-        client.inFlight().send(InFlight.Kind.WORK, () -> client.scripts().refresh(keys, client.instanceId(), args),
+        requests.send(InFlight.Kind.WORK, () -> scripts.refresh(keys, instanceId, args),
                 (reply, error) -> {
                     if (left.decrementAndGet() == 0) {
                         done(keys);
@@ -121,6 +129,6 @@ final class QuietRefresh {
     }
 
     private synchronized void done(LockKeys keys) {
-        inFlight.remove(keys.lock());
+        refreshing.remove(keys.lock());
     }
 }

@@ -24,7 +24,7 @@ final class QuorumAcquisition implements Notifier.Waiter {
 
     final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
     private final QuorumLock lock;
-    private final QuorumLockClient client;
+    private final QuorumContext context;
     private final long leaseMillis;
     private final boolean renewing;
     private final boolean waits;
@@ -46,19 +46,19 @@ final class QuorumAcquisition implements Notifier.Waiter {
                       Events.AcquireWatch watch) {
         this.watch = watch;
         this.lock = lock;
-        this.client = lock.client();
+        this.context = lock.context();
         this.leaseMillis = leaseMillis;
         this.renewing = renewing;
         this.waits = waitNanos != 0;
         this.forever = waitNanos < 0;
-        this.deadline = client.ticker().read() + Math.max(waitNanos, 0);
-        this.token = client.tokens().next();
+        this.deadline = context.ticker().read() + Math.max(waitNanos, 0);
+        this.token = context.newToken();
     }
 
     QuorumAcquisition start() {
-        client.track(this);
+        context.track(this);
         Futures.whenDone(result, (value, error) -> {
-            client.untrack(this);
+            context.untrack(this);
             leave(error != null || value.isEmpty());
         }, "the end of an acquisition", lock.name());
         wake();
@@ -85,10 +85,10 @@ final class QuorumAcquisition implements Notifier.Waiter {
                 timer = null;
             }
         }
-        long sentAt = client.ticker().read();
-        client.inFlight().send(InFlight.Kind.WORK, () -> Fanout.until(client.nodes(),
+        long sentAt = context.ticker().read();
+        context.inFlight().send(InFlight.Kind.WORK, () -> Fanout.until(context.quorum().nodes(),
                 server -> server.scripts().acquire(lock.keys(), token, leaseMillis, kind, true),
-                outcomes -> client.decided(outcomes, Replies.Acquired.class::isInstance)),
+                outcomes -> context.quorum().decided(outcomes, Replies.Acquired.class::isInstance)),
                 (outcomes, error) -> {
                     if (error != null) {
                         failed(error);
@@ -122,7 +122,7 @@ final class QuorumAcquisition implements Notifier.Waiter {
                 holderTtl = Math.min(holderTtl, ((Replies.Held) outcome.value()).holderTtlMillis());
             }
         }
-        if (granted >= client.majority() && validity(sentAt) > 0) {
+        if (granted >= context.quorum().majority() && validity(sentAt) > 0) {
             raise(fence, sentAt);
             return;
         }
@@ -134,7 +134,7 @@ final class QuorumAcquisition implements Notifier.Waiter {
         }
         // Held by another owner on enough servers to block a majority: wait for a release or its TTL; otherwise
         // a split vote between contenders: retry after a short random delay so that one of them wins.
-        long delay = client.outOfReach(held)
+        long delay = context.quorum().outOfReach(held)
                 ? TimeUnit.MILLISECONDS.toNanos(Math.max(holderTtl, 0)) + TimeUnit.MILLISECONDS.toNanos(1)
                 : ThreadLocalRandom.current().nextLong(SPLIT_DELAY_MAX_NANOS);
         retryLater(delay);
@@ -142,15 +142,15 @@ final class QuorumAcquisition implements Notifier.Waiter {
 
     /** Agrees on the highest fence of the majority; granted if a majority still holds it in time. */
     private void raise(long fence, long sentAt) {
-        client.inFlight().send(InFlight.Kind.WORK, () -> Fanout.until(client.nodes(),
+        context.inFlight().send(InFlight.Kind.WORK, () -> Fanout.until(context.quorum().nodes(),
                 server -> server.scripts().raiseFence(lock.keys(), token, fence),
-                outcomes -> client.decided(outcomes, Boolean::booleanValue)), (outcomes, error) -> {
+                outcomes -> context.quorum().decided(outcomes, Boolean::booleanValue)), (outcomes, error) -> {
                     if (error != null) {
                         failed(error);
                         return;
                     }
                     int holding = Fanout.count(outcomes, Boolean::booleanValue);
-                    if (holding >= client.majority() && validity(sentAt) > 0) {
+                    if (holding >= context.quorum().majority() && validity(sentAt) > 0) {
                         QuorumLease lease = new QuorumLease(lock, token, fence, leaseMillis, renewing, sentAt,
                                 holding);
                         // Watched before the caller can see it: a caller that releases it at once then takes it
@@ -173,7 +173,7 @@ final class QuorumAcquisition implements Notifier.Waiter {
 
     /** Time left of a lease whose acquire was sent at {@code sentAt}, less the drift margin. */
     private long validity(long sentAt) {
-        return LeaseBase.validity(leaseMillis, sentAt, client.ticker().read());
+        return LeaseBase.validity(leaseMillis, sentAt, context.ticker().read());
     }
 
     /**
@@ -181,16 +181,16 @@ final class QuorumAcquisition implements Notifier.Waiter {
      * all when {@code outcomes} is null. Only this acquisition's grants go.
      */
     private void giveBack(List<Fanout.Outcome<Replies.Acquire>> outcomes) {
-        for (int i = 0; i < client.nodes().size(); i++) {
+        for (int i = 0; i < context.quorum().nodes().size(); i++) {
             if (outcomes != null && outcomes.get(i).ok() && outcomes.get(i).value() instanceof Replies.Held) {
                 continue;
             }
-            Server server = client.nodes().get(i).connected();
+            Deployment server = context.quorum().nodes().get(i).connected();
             if (server == null) {
                 continue;
             }
             // A server that cannot be reached keeps its grant, if any, until the lease expires.
-            client.inFlight().send(InFlight.Kind.CLEANUP,
+            context.inFlight().send(InFlight.Kind.CLEANUP,
                     () -> server.scripts().release(lock.keys(), token, server.instanceId()), (released, error) -> {
                         if (error != null) {
                             LOG.debug("give-back of quorum lock '{}' failed; it expires: {}", lock.name(), error);
@@ -200,7 +200,7 @@ final class QuorumAcquisition implements Notifier.Waiter {
     }
 
     private void retryLater(long delayNanos) {
-        long now = client.ticker().read();
+        long now = context.ticker().read();
         if (!waits || (!forever && now - deadline >= 0)) {
             result.complete(Optional.empty());
             return;
@@ -219,7 +219,7 @@ final class QuorumAcquisition implements Notifier.Waiter {
                     retry = true;
                 } else {
                     long delay = forever ? delayNanos : Math.min(delayNanos, deadline - now);
-                    timer = client.scheduler().schedule(this::wake, Math.max(delay, 0), TimeUnit.NANOSECONDS);
+                    timer = context.scheduler().schedule(this::wake, Math.max(delay, 0), TimeUnit.NANOSECONDS);
                 }
             }
         }
@@ -228,7 +228,7 @@ final class QuorumAcquisition implements Notifier.Waiter {
             // Subscribe on every server; then try again, since a release before the subscription was not heard.
             // A server that cannot subscribe leaves the wait to the timers.
             List<CompletableFuture<?>> joins = new java.util.ArrayList<>();
-            client.eachConnected(server -> joins.add(
+            context.quorum().eachConnected(server -> joins.add(
                     server.notifier().join(lock.keys().channel(), this).handle((ok, e) -> null)));
             CompletableFuture<?>[] subscriptions = joins.toArray(CompletableFuture[]::new);
             // wake() fails the acquisition itself if it throws; this stage only carries on.
@@ -250,7 +250,7 @@ final class QuorumAcquisition implements Notifier.Waiter {
             joined = false;
         }
         if (wasJoined) {
-            client.eachConnected(server -> server.notifier().leave(lock.keys().channel(), this, passWake));
+            context.quorum().eachConnected(server -> server.notifier().leave(lock.keys().channel(), this, passWake));
         }
     }
 

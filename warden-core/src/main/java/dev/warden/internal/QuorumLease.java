@@ -19,7 +19,7 @@ final class QuorumLease extends LeaseBase {
     private static final Logger LOG = LoggerFactory.getLogger(QuorumLease.class);
 
     private final QuorumLock lock;
-    private final QuorumLockClient client;
+    private final QuorumContext context;
     private final String token;
     private final long fence;
     private final int granted;
@@ -28,7 +28,7 @@ final class QuorumLease extends LeaseBase {
                 int granted) {
         super(leaseMillis, renewing, sentAt, leaseMillis);
         this.lock = lock;
-        this.client = lock.client();
+        this.context = lock.context();
         this.token = token;
         this.fence = fence;
         this.granted = granted;
@@ -36,7 +36,7 @@ final class QuorumLease extends LeaseBase {
 
     /** Starts watching the lease: renewals if it renews, the deadline in any case. */
     void start() {
-        client.watchdog().register(this);
+        context.watchdog().register(this);
     }
 
     @Override
@@ -87,18 +87,18 @@ final class QuorumLease extends LeaseBase {
             }
             int released = Fanout.count(outcomes, Boolean::booleanValue);
             int gone = Fanout.count(outcomes, held -> !held);
-            if (released >= client.majority()) {
+            if (released >= context.quorum().majority()) {
                 releasedHeld();
                 return true;
             }
-            if (client.outOfReach(gone)) {
-                lose("release found it held on only " + released + " of " + client.nodes().size() + " servers");
+            if (context.quorum().outOfReach(gone)) {
+                lose("release found it held on only " + released + " of " + context.quorum().nodes().size() + " servers");
                 return false;
             }
             released();
             Throwable cause = Fanout.firstFailure(outcomes);
             throw Errors.completion(new LockConnectionException(lock.describe("release") + ": released on "
-                    + released + " of " + client.nodes().size() + " servers; the rest failed and expire with the "
+                    + released + " of " + context.quorum().nodes().size() + " servers; the rest failed and expire with the "
                     + "lease: " + Errors.translate(cause, "first failure").getMessage(), cause));
         });
     }
@@ -112,15 +112,15 @@ final class QuorumLease extends LeaseBase {
     /** Held where a majority of the servers find it so, not where so many find it gone that none can. */
     @Override
     CompletableFuture<Boolean> heldRequest() {
-        return client.inFlight().track(InFlight.Kind.WORK, () -> Fanout.until(client.nodes(),
+        return context.inFlight().track(InFlight.Kind.WORK, () -> Fanout.until(context.quorum().nodes(),
                         server -> server.scripts().held(lock.keys(), token),
-                        outcomes -> client.decided(outcomes, Boolean::booleanValue)))
+                        outcomes -> context.quorum().decided(outcomes, Boolean::booleanValue)))
                 .thenApply(outcomes -> majorityHeld(outcomes, "confirm"));
     }
 
     @Override
     void moveDeadline(long sentAt, long millis) {
-        client.watchdog().expiresAfter(this, sentAt, millis);
+        context.watchdog().expiresAfter(this, sentAt, millis);
     }
 
     @Override
@@ -136,18 +136,18 @@ final class QuorumLease extends LeaseBase {
 
     @Override
     <T> T await(CompletableFuture<T> future, String operation) {
-        return client.await(future, lock.describe(operation));
+        return context.await(future, lock.describe(operation));
     }
 
     @Override
     <T> CompletableFuture<T> publish(Supplier<CompletableFuture<T>> request, String operation) {
-        return Futures.publish(request, client.callbackExecutor(), lock.describe(operation));
+        return Futures.publish(request, context.callbackExecutor(), lock.describe(operation));
     }
 
     private CompletableFuture<List<Fanout.Outcome<Boolean>>> expireAll(long millis, InFlight.Kind kind) {
-        return client.inFlight().track(kind, () -> Fanout.until(client.nodes(),
+        return context.inFlight().track(kind, () -> Fanout.until(context.quorum().nodes(),
                 server -> server.scripts().expire(lock.keys(), token, millis, Replicas.NONE),
-                outcomes -> client.decided(outcomes, Boolean::booleanValue)));
+                outcomes -> context.quorum().decided(outcomes, Boolean::booleanValue)));
     }
 
     /**
@@ -156,15 +156,15 @@ final class QuorumLease extends LeaseBase {
      */
     private boolean majorityHeld(List<Fanout.Outcome<Boolean>> outcomes, String operation) {
         int held = Fanout.count(outcomes, Boolean::booleanValue);
-        if (held >= client.majority()) {
+        if (held >= context.quorum().majority()) {
             return true;
         }
-        if (client.outOfReach(Fanout.count(outcomes, h -> !h))) {
+        if (context.quorum().outOfReach(Fanout.count(outcomes, h -> !h))) {
             return false;
         }
         Throwable cause = Fanout.firstFailure(outcomes);
         throw new LockConnectionException(lock.describe(operation) + ": held on " + held + " of "
-                + client.nodes().size() + " servers, and too many failed to tell: "
+                + context.quorum().nodes().size() + " servers, and too many failed to tell: "
                 + (cause == null ? "no answer" : Errors.translate(cause, "first failure").getMessage()), cause);
     }
 
@@ -182,46 +182,46 @@ final class QuorumLease extends LeaseBase {
         stop();
         return releaseAll().handle((outcomes, error) -> {
             released();
-            int failed = error != null ? client.nodes().size() : Fanout.failures(outcomes);
+            int failed = error != null ? context.quorum().nodes().size() : Fanout.failures(outcomes);
             if (failed > 0) {
                 LOG.warn("abandoned quorum lease of lock '{}' not released on {} servers; it expires after {} ms",
                         lock.name(), failed, leaseMillis);
             }
-            return error == null && Fanout.count(outcomes, Boolean::booleanValue) >= client.majority();
+            return error == null && Fanout.count(outcomes, Boolean::booleanValue) >= context.quorum().majority();
         });
     }
 
     /** Releases on every server, counted in flight until a majority released it or cannot. */
     private CompletableFuture<List<Fanout.Outcome<Boolean>>> releaseAll() {
-        return client.inFlight().track(InFlight.Kind.CLEANUP, () -> Fanout.until(client.nodes(),
+        return context.inFlight().track(InFlight.Kind.CLEANUP, () -> Fanout.until(context.quorum().nodes(),
                         server -> server.scripts().release(lock.keys(), token, server.instanceId()),
-                        outcomes -> Fanout.count(outcomes, Boolean::booleanValue) >= client.majority()))
+                        outcomes -> Fanout.count(outcomes, Boolean::booleanValue) >= context.quorum().majority()))
                 .whenComplete((outcomes, error) ->
-                        client.eachConnected(server -> server.notifier().wakeOne(lock.keys(), false)));
+                        context.quorum().eachConnected(server -> server.notifier().wakeOne(lock.keys(), false)));
     }
 
     private void stop() {
-        client.watchdog().unregister(this);
+        context.watchdog().unregister(this);
     }
 
     @Override
     Ticker ticker() {
-        return client.ticker();
+        return context.ticker();
     }
 
     @Override
     Events events() {
-        return client.events();
+        return context.events();
     }
 
     @Override
     void runCallback(Runnable callback) {
-        client.runCallback(callback);
+        context.runCallback(callback);
     }
 
     @Override
     void afterLoss() {
         stop();
-        client.eachConnected(server -> server.notifier().wakeOne(lock.keys(), false));
+        context.quorum().eachConnected(server -> server.notifier().wakeOne(lock.keys(), false));
     }
 }

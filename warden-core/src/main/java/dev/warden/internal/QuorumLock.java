@@ -20,23 +20,23 @@ import java.util.concurrent.Executor;
 
 /** A named lock over a quorum of independent servers. */
 final class QuorumLock extends LockBase {
-    private final QuorumLockClient client;
+    private final QuorumContext context;
     private final String name;
     private final LockKeys keys;
 
-    QuorumLock(QuorumLockClient client, String name) {
-        this.client = client;
+    QuorumLock(QuorumContext context, String name) {
+        this.context = context;
         this.name = name;
-        this.keys = LockKeys.of(client.config().keyPrefix(), name);
+        this.keys = LockKeys.of(context.config().keyPrefix(), name);
     }
 
-    QuorumLockClient client() {
-        return client;
+    QuorumContext context() {
+        return context;
     }
 
     @Override
     Events events() {
-        return client.events();
+        return context.events();
     }
 
     LockKeys keys() {
@@ -54,12 +54,12 @@ final class QuorumLock extends LockBase {
     LockException quorumFailure(List<? extends Fanout.Outcome<?>> outcomes, String operation) {
         int failed = Fanout.failures(outcomes);
         int servers = outcomes.size();
-        if (!client.outOfReach(failed)) {
+        if (!context.quorum().outOfReach(failed)) {
             return null;
         }
         Throwable cause = Fanout.firstFailure(outcomes);
         return new LockConnectionException(describe(operation) + ": " + failed + " of " + servers
-                + " servers failed, so no majority of " + client.majority() + " is possible: "
+                + " servers failed, so no majority of " + context.quorum().majority() + " is possible: "
                 + Errors.translate(cause, "first failure").getMessage(), cause);
     }
 
@@ -70,21 +70,21 @@ final class QuorumLock extends LockBase {
 
     @Override
     public LockInfo inspect() {
-        return client.await(inspectRequest(), describe("inspect"));
+        return context.await(inspectRequest(), describe("inspect"));
     }
 
     @Override
     public CompletableFuture<LockInfo> inspectAsync() {
-        return Futures.publish(this::inspectRequest, client.callbackExecutor(), describe("inspect"));
+        return Futures.publish(this::inspectRequest, context.callbackExecutor(), describe("inspect"));
     }
 
     private CompletableFuture<LockInfo> inspectRequest() {
-        return client.inFlight().track(InFlight.Kind.WORK, this::read);
+        return context.inFlight().track(InFlight.Kind.WORK, this::read);
     }
 
     /** Reads the lock from every server: what a majority says of it. Not counted in flight. */
     CompletableFuture<LockInfo> read() {
-        return Fanout.all(client.nodes(), server -> server.scripts().inspect(keys)).thenApply(this::info);
+        return Fanout.all(context.quorum().nodes(), server -> server.scripts().inspect(keys)).thenApply(this::info);
     }
 
     /** What a majority of the servers say of the lock. */
@@ -93,7 +93,7 @@ final class QuorumLock extends LockBase {
         if (failure != null) {
             throw failure;
         }
-        int majority = client.majority();
+        int majority = context.quorum().majority();
         List<Replies.State> states = new ArrayList<>();
         List<Long> remaining = new ArrayList<>();
         List<Long> fences = new ArrayList<>();
@@ -142,23 +142,23 @@ final class QuorumLock extends LockBase {
     /** The value a majority of the servers reach at least: the majority-th largest; at least a majority given. */
     private long majorityth(List<Long> values) {
         values.sort(Collections.reverseOrder());
-        return values.get(client.majority() - 1);
+        return values.get(context.quorum().majority() - 1);
     }
 
     @Override
     public OptionalLong forceRelease() {
-        return client.await(forceReleaseRequest(), describe("forced release"));
+        return context.await(forceReleaseRequest(), describe("forced release"));
     }
 
     @Override
     public CompletableFuture<OptionalLong> forceReleaseAsync() {
-        return Futures.publish(this::forceReleaseRequest, client.callbackExecutor(), describe("forced release"));
+        return Futures.publish(this::forceReleaseRequest, context.callbackExecutor(), describe("forced release"));
     }
 
     private CompletableFuture<OptionalLong> forceReleaseRequest() {
-        return client.inFlight().track(InFlight.Kind.WORK, () -> Fanout.all(client.nodes(),
+        return context.inFlight().track(InFlight.Kind.WORK, () -> Fanout.all(context.quorum().nodes(),
                 server -> server.scripts().forceRelease(keys, server.instanceId(), false))).thenApply(outcomes -> {
-                    client.eachConnected(server -> server.notifier().wakeOne(keys, false));
+                    context.quorum().eachConnected(server -> server.notifier().wakeOne(keys, false));
                     return removed(outcomes);
                 });
     }
@@ -182,7 +182,7 @@ final class QuorumLock extends LockBase {
 
     @Override
     public DistributedLock withReplicaAcks(int replicas, Duration timeout) {
-        Require.replicaAcks(replicas, timeout, client.config().commandTimeout());
+        Require.replicaAcks(replicas, timeout, context.config().commandTimeout());
         if (replicas > 0) {
             throw new UnsupportedOperationException(
                     "replica acknowledgements do not apply to a quorum: its servers are independent masters");
@@ -192,12 +192,12 @@ final class QuorumLock extends LockBase {
 
     @Override
     Ticker ticker() {
-        return client.ticker();
+        return context.ticker();
     }
 
     @Override
     public String toString() {
-        return "DistributedLock{" + name + ", quorum of " + client.nodes().size() + "}";
+        return "DistributedLock{" + name + ", quorum of " + context.quorum().nodes().size() + "}";
     }
 
     @Override
@@ -208,7 +208,7 @@ final class QuorumLock extends LockBase {
 
     @Override
     ThreadHolds threadHolds() {
-        return client.threadHolds();
+        return context.threadHolds();
     }
 
     @Override
@@ -218,16 +218,16 @@ final class QuorumLock extends LockBase {
 
     @Override
     long defaultLeaseMillis() {
-        return client.config().defaultLease().toMillis();
+        return context.config().defaultLease().toMillis();
     }
 
     @Override
     Executor callbackExecutor() {
-        return client.callbackExecutor();
+        return context.callbackExecutor();
     }
 
     @Override
     Spinner spinner() {
-        return client.spinner();
+        return context.spinner();
     }
 }

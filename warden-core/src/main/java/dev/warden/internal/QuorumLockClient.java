@@ -30,25 +30,21 @@ import java.util.function.Predicate;
 final class QuorumLockClient extends LockClientBase {
     private final LockConfig config;
     private final SharedResources shared;
-    private final List<QuorumNode> nodes;
-    private final Watchdog<QuorumLease> watchdog;
-    private final long awaitNanos;
-    private final ThreadHolds threadHolds = new ThreadHolds();
-    /** Never spins: a quorum's replies come from several servers, the slowest of a majority last. */
-    private final Spinner spinner = new Spinner(0);
-    private final Set<QuorumAcquisition> pending = ConcurrentHashMap.newKeySet();
+    private final Quorum quorum;
     private final InFlight inFlight = new InFlight();
-    private final Tokens tokens;
+    private final QuorumContext locks;
+    /** Set once by {@link #close()}; new locks are refused from then on. Written under this. */
     private volatile boolean closed;
 
     private QuorumLockClient(LockConfig config, SharedResources shared, List<QuorumNode> nodes, Tokens tokens) {
         this.config = config;
         this.shared = shared;
-        this.nodes = List.copyOf(nodes);
-        this.tokens = tokens;
-        this.watchdog = new Watchdog<>(shared.scheduler(), config.ticker(), inFlight, shared.events(),
-                new QuorumRenewals(this));
-        this.awaitNanos = RedisLockClient.awaitNanos(config);
+        this.quorum = new Quorum(nodes);
+        this.locks = new QuorumContext(config, quorum, inFlight,
+                new Watchdog<>(shared.scheduler(), config.ticker(), inFlight, shared.events(),
+                        new QuorumRenewals(quorum)),
+                new ThreadHolds(), new Pending<>(), tokens::next, new Await(config, 0), shared.scheduler(),
+                shared.callbacks(), shared.events());
     }
 
     /**
@@ -100,7 +96,7 @@ final class QuorumLockClient extends LockClientBase {
         if (closed) {
             throw new IllegalStateException("client is closed");
         }
-        return new QuorumLock(this, name);
+        return new QuorumLock(locks, name);
     }
 
     /** @throws UnsupportedOperationException always: a quorum's servers hold no shared locks yet */
@@ -127,7 +123,7 @@ final class QuorumLockClient extends LockClientBase {
 
     @Override
     long listingStallNanos() {
-        return awaitNanos;
+        return locks.await().nanos();
     }
 
     /**
@@ -147,18 +143,21 @@ final class QuorumLockClient extends LockClientBase {
     }
 
     private LockListing<LockInfo> locksListing(String prefix, NamePattern glob, int limit) {
-        List<LockListing.Source<LockInfo>> sources = new ArrayList<>(nodes.size());
-        for (QuorumNode node : nodes) {
+        List<LockListing.Source<LockInfo>> sources = new ArrayList<>(quorum.nodes().size());
+        for (QuorumNode node : quorum.nodes()) {
             try {
-                sources.add(node.server().listingSource(prefix));
+                Deployment deployment = node.server();
+                Inspector inspector = new Inspector(deployment.scripts(), new ShareScripts(deployment.scripts()),
+                        prefix, inFlight);
+                sources.add(new LockListing.Source<>(deployment.masters(), inspector.reader(LockListing.LOCKS)));
             } catch (LockException e) {
                 // Not connected now (a reconnection is under way): a failed source, which a majority may do without.
                 sources.add(new LockListing.Source<>(CompletableFuture.failedFuture(e),
                         name -> CompletableFuture.failedFuture(e)));
             }
         }
-        return LockListing.start(LockListing.LOCKS, prefix, glob, limit, nodes.size() - majority(), inFlight, sources,
-                name -> new QuorumLock(this, name).read());
+        return LockListing.start(LockListing.LOCKS, prefix, glob, limit, quorum.nodes().size() - quorum.majority(), inFlight, sources,
+                name -> new QuorumLock(locks, name).read());
     }
 
     /** As {@link RedisLockClient#close()}, on every server: see {@link Closing}. Idempotent. */
@@ -170,13 +169,14 @@ final class QuorumLockClient extends LockClientBase {
             }
             closed = true;
         }
-        Closing.close(inFlight, awaitNanos, () -> {
-            for (QuorumAcquisition acquisition : new ArrayList<>(pending)) {
+        locks.pending().close();
+        Closing.close(inFlight, locks.await().nanos(), () -> {
+            for (QuorumAcquisition acquisition : locks.pending().all()) {
                 acquisition.result.completeExceptionally(new LockException("client closed while acquiring"));
             }
-        }, watchdog::leases, () -> {
-            watchdog.close();
-            nodes.forEach(QuorumNode::close);
+        }, locks.watchdog()::leases, () -> {
+            locks.watchdog().close();
+            quorum.nodes().forEach(QuorumNode::close);
             shared.close();
         });
     }
@@ -187,94 +187,8 @@ final class QuorumLockClient extends LockClientBase {
         return inFlight;
     }
 
-    Watchdog<QuorumLease> watchdog() {
-        return watchdog;
-    }
-
     @Override
     ExecutorService callbackExecutor() {
         return shared.callbackExecutor();
-    }
-
-    List<QuorumNode> nodes() {
-        return nodes;
-    }
-
-    /** @return how many servers make a majority */
-    int majority() {
-        return nodes.size() / 2 + 1;
-    }
-
-    /** @return whether so many servers refused (or failed) that a majority is out of reach */
-    boolean outOfReach(int refusals) {
-        return refusals > nodes.size() - majority();
-    }
-
-    /**
-     * Whether a majority said yes, or so many said no or failed that a majority is out of reach; servers that have
-     * not answered yet count for neither.
-     */
-    <T> boolean decided(List<Fanout.Outcome<T>> outcomes, Predicate<T> yes) {
-        int agree = Fanout.count(outcomes, yes);
-        int refuse = 0;
-        for (Fanout.Outcome<T> outcome : outcomes) {
-            refuse += outcome.pending() ? 0 : 1;
-        }
-        return agree >= majority() || outOfReach(refuse - agree);
-    }
-
-    Events events() {
-        return shared.events();
-    }
-
-    Ticker ticker() {
-        return config.ticker();
-    }
-
-    ScheduledExecutorService scheduler() {
-        return shared.scheduler();
-    }
-
-    Tokens tokens() {
-        return tokens;
-    }
-
-    void track(QuorumAcquisition acquisition) {
-        pending.add(acquisition);
-        if (closed) {
-            acquisition.result.completeExceptionally(new IllegalLockStateException("client is closed"));
-        }
-    }
-
-    void untrack(QuorumAcquisition acquisition) {
-        pending.remove(acquisition);
-    }
-
-    /** Runs a lease-lost callback on the callback pool; its failure is logged. */
-    void runCallback(Runnable callback) {
-        shared.runCallback(callback);
-    }
-
-    /** Runs an action on every connected server. */
-    void eachConnected(Consumer<Server> action) {
-        for (QuorumNode node : nodes) {
-            Server server = node.connected();
-            if (server != null) {
-                action.accept(server);
-            }
-        }
-    }
-
-    /** Waits for every server's answer, bounded like a single command, keeping the interrupt flag. */
-    <T> T await(CompletableFuture<T> future, String what) {
-        return RedisLockClient.await(future, what, config, awaitNanos);
-    }
-
-    Spinner spinner() {
-        return spinner;
-    }
-
-    ThreadHolds threadHolds() {
-        return threadHolds;
     }
 }

@@ -7,7 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One server of a quorum. Its {@link Server} connections are made when the server can be reached: a server that is
+ * One server of a quorum. Its {@link Deployment} connections are made when the server can be reached: a server that is
  * down when the quorum client starts (or cannot be reached yet) is connected again in the background, at most once
  * a second, while operations count it as failed. Once connected, Lettuce reconnects it by itself. Every node runs
  * on the quorum client's {@link SharedResources}.
@@ -21,7 +21,7 @@ final class QuorumNode {
     private final LockConfig config;
     private final SharedResources shared;
     private final String instanceId;
-    private volatile Server server;
+    private volatile Deployment server;
     private volatile RuntimeException lastFailure;
     private boolean connecting;
     private long lastAttempt;
@@ -54,8 +54,8 @@ final class QuorumNode {
      * @return the server's connections
      * @throws LockConnectionException if the server has not been reached yet (a background attempt is started)
      */
-    Server server() {
-        Server current = server;
+    Deployment server() {
+        Deployment current = server;
         if (current != null) {
             return current;
         }
@@ -95,12 +95,12 @@ final class QuorumNode {
     }
 
     /** @return the server's connections if connected, else null */
-    Server connected() {
+    Deployment connected() {
         return server;
     }
 
     void close() {
-        Server current;
+        Deployment current;
         synchronized (this) {
             closed = true;
             current = server;
@@ -111,9 +111,9 @@ final class QuorumNode {
     }
 
     private void connect() {
-        Server created = null;
+        Deployment created = null;
         try {
-            created = Server.connect(config, shared, instanceId);
+            created = Deployment.connect(config, shared, instanceId);
         } catch (RuntimeException e) {
             lastFailure = e;
             LOG.debug("quorum server {} unreachable: {}", config.redisUriForDisplay(), e.getMessage());

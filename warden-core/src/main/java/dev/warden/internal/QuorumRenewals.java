@@ -10,10 +10,10 @@ import java.util.concurrent.CompletableFuture;
  * again otherwise (servers that failed or did not answer in time count for neither).
  */
 final class QuorumRenewals implements Watchdog.Renewals<QuorumLease> {
-    private final QuorumLockClient client;
+    private final Quorum quorum;
 
-    QuorumRenewals(QuorumLockClient client) {
-        this.client = client;
+    QuorumRenewals(Quorum quorum) {
+        this.quorum = quorum;
     }
 
     /** One group: each server takes any keys in one call, since a quorum's servers are not clusters. */
@@ -24,7 +24,7 @@ final class QuorumRenewals implements Watchdog.Renewals<QuorumLease> {
 
     @Override
     public CompletableFuture<Watchdog.Verdict[]> renew(List<QuorumLease> batch) {
-        return Fanout.until(client.nodes(), server -> server.scripts().renew(batch),
+        return Fanout.until(quorum.nodes(), server -> server.scripts().renew(LeaseBase.renewals(batch)),
                 outcomes -> decidedForAll(outcomes, batch.size())).thenApply(outcomes -> verdicts(outcomes, batch));
     }
 
@@ -36,7 +36,7 @@ final class QuorumRenewals implements Watchdog.Renewals<QuorumLease> {
     private boolean decidedForAll(List<Fanout.Outcome<boolean[]>> outcomes, int leases) {
         for (int i = 0; i < leases; i++) {
             int key = i;
-            if (!client.decided(outcomes, renewed -> renewed[key])) {
+            if (!quorum.decided(outcomes, renewed -> renewed[key])) {
                 return false;
             }
         }
@@ -49,8 +49,8 @@ final class QuorumRenewals implements Watchdog.Renewals<QuorumLease> {
             int key = i;
             int renewed = Fanout.count(outcomes, reply -> reply[key]);
             int gone = Fanout.count(outcomes, reply -> !reply[key]);
-            verdicts[i] = renewed >= client.majority() ? Watchdog.Verdict.RENEWED
-                    : client.outOfReach(gone) ? Watchdog.Verdict.LOST
+            verdicts[i] = renewed >= quorum.majority() ? Watchdog.Verdict.RENEWED
+                    : quorum.outOfReach(gone) ? Watchdog.Verdict.LOST
                     : Watchdog.Verdict.RETRY;
         }
         return verdicts;

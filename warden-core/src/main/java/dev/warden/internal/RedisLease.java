@@ -133,8 +133,8 @@ final class RedisLease extends LeaseBase {
             pending = new CompletableFuture<>();
             fenceRequest = pending;
         }
-        RedisLockClient client = lock.client();
-        client.inFlight().send(InFlight.Kind.WORK, () -> client.scripts().fence(keys, token, fenceFloor),
+        LockContext context = lock.context();
+        context.inFlight().send(InFlight.Kind.WORK, () -> context.scripts().fence(keys, token, fenceFloor),
                 (issued, error) -> settleFence(pending, issued, error), error -> settleFence(pending, null, error));
         return pending;
     }
@@ -173,26 +173,26 @@ final class RedisLease extends LeaseBase {
 
     @Override
     CompletableFuture<Boolean> releaseRequest() {
-        return lock.client().inFlight().track(InFlight.Kind.CLEANUP,
+        return lock.context().inFlight().track(InFlight.Kind.CLEANUP,
                 () -> beginRelease() ? releaseHeld() : CompletableFuture.completedFuture(false));
     }
 
     @Override
     CompletableFuture<Boolean> expireRequest(long millis, String operation) {
-        RedisLockClient client = lock.client();
-        return client.inFlight().track(InFlight.Kind.WORK,
-                () -> client.scripts().expire(keys, token, millis, replicas));
+        LockContext context = lock.context();
+        return context.inFlight().track(InFlight.Kind.WORK,
+                () -> context.scripts().expire(keys, token, millis, replicas));
     }
 
     @Override
     CompletableFuture<Boolean> heldRequest() {
-        RedisLockClient client = lock.client();
-        return client.inFlight().track(InFlight.Kind.WORK, () -> client.scripts().held(keys, token));
+        LockContext context = lock.context();
+        return context.inFlight().track(InFlight.Kind.WORK, () -> context.scripts().held(keys, token));
     }
 
     @Override
     void moveDeadline(long sentAt, long millis) {
-        lock.client().watchdog().expiresAfter(this, sentAt, millis);
+        lock.context().watchdog().expiresAfter(this, sentAt, millis);
     }
 
     /**
@@ -201,19 +201,19 @@ final class RedisLease extends LeaseBase {
      */
     @Override
     CompletableFuture<Boolean> releaseKeepingRequest(long keepMillis) {
-        RedisLockClient client = lock.client();
-        return client.inFlight().track(InFlight.Kind.CLEANUP, () -> {
+        LockContext context = lock.context();
+        return context.inFlight().track(InFlight.Kind.CLEANUP, () -> {
             if (!beginRelease()) {
                 return CompletableFuture.completedFuture(false);
             }
-            client.watchdog().unregister(this);
-            return finishRelease(() -> client.scripts().expire(keys, token, keepMillis, replicas),
+            context.watchdog().unregister(this);
+            return finishRelease(() -> context.scripts().expire(keys, token, keepMillis, replicas),
                     "it was found expired or taken on release").thenApply(held -> {
                         if (lock.fair()) {
-                            client.notifier().ended(keys, token);
+                            context.notifier().ended(keys, token);
                         }
                         // A local waiter tries now and learns how long the lock stays held.
-                        client.notifier().wakeOne(keys, lock.queued());
+                        context.notifier().wakeOne(keys, lock.queued());
                         return held;
                     });
         });
@@ -221,37 +221,37 @@ final class RedisLease extends LeaseBase {
 
     @Override
     <T> T await(CompletableFuture<T> future, String operation) {
-        return lock.client().await(future, lock.describe(operation));
+        return lock.context().await(future, lock.describe(operation));
     }
 
     @Override
     <T> CompletableFuture<T> publish(Supplier<CompletableFuture<T>> request, String operation) {
-        return Futures.publish(request, lock.client().callbackExecutor(), lock.describe(operation));
+        return Futures.publish(request, lock.context().callbackExecutor(), lock.describe(operation));
     }
 
     /** The release that {@link #beginRelease()} started: through Redis, or a local handover. */
     private CompletableFuture<Boolean> releaseHeld() {
-        RedisLockClient client = lock.client();
+        LockContext context = lock.context();
         // A release whose outcome is unknown (it timed out, maybe unwritten) is sent again by the client's close.
-        return releaseHeldOnce(client).whenComplete((held, error) -> {
+        return releaseHeldOnce(context).whenComplete((held, error) -> {
             if (error != null && InFlight.uncertain(error)) {
-                client.inFlight().unsettled(lock.name(), () -> lock.release(token));
+                context.inFlight().unsettled(lock.name(), () -> lock.release(token));
             }
         });
     }
 
-    private CompletableFuture<Boolean> releaseHeldOnce(RedisLockClient client) {
-        client.watchdog().unregister(this);
+    private CompletableFuture<Boolean> releaseHeldOnce(LockContext context) {
+        context.watchdog().unregister(this);
         if (lock.fair()) {
-            return releaseFair(client);
+            return releaseFair(context);
         }
         if (lock.queued()) {
-            return handOverOrGrant(client);
+            return handOverOrGrant(context);
         }
         // Replica acknowledgements: waiters do not queue, and none can take a lease over (Acquisition#reserve).
-        return finishRelease(() -> client.scripts().release(keys, token, client.instanceId()),
+        return finishRelease(() -> context.scripts().release(keys, token, context.instanceId()),
                 "it was found expired or taken on release").thenApply(held -> {
-                    client.notifier().wakeOne(keys, false);
+                    context.notifier().wakeOne(keys, false);
                     return held;
                 });
     }
@@ -270,7 +270,7 @@ final class RedisLease extends LeaseBase {
      * @return null if the waiter did not take the lock over (release through Redis), else this release's result
      *         ({@link #settleHandover})
      */
-    private CompletableFuture<Boolean> handOverLocally(RedisLockClient client, Notifier.Waiter waiter, long now) {
+    private CompletableFuture<Boolean> handOverLocally(LockContext context, Notifier.Waiter waiter, long now) {
         if (waiter.leaseMillis() != leaseMillis) {
             return null;
         }
@@ -278,13 +278,18 @@ final class RedisLease extends LeaseBase {
         CompletableFuture<Boolean> check = new CompletableFuture<>();
         // Not with a fence request in flight: the successor's floor must cover the fence it brings.
         synchronized (fenceLock) {
-            successor = fenceRequest != null ? null : waiter.takeOver(this, now, null, () -> sendCheck(check,
-                    () -> client.scripts().handed(keys, token, waiter.token())));
+            successor = fenceRequest != null ? null : takeOver(waiter, now, null, () -> sendCheck(check,
+                    () -> context.scripts().handed(keys, token, waiter.token())));
         }
         if (successor == null) {
             return null;
         }
         return settleHandover(successor, check);
+    }
+
+    /** The waiter's new lease if it takes the lock over ({@link Acquisition#takeOver}): single locks' waiters can. */
+    private RedisLease takeOver(Notifier.Waiter waiter, long now, List<String> upcoming, Runnable before) {
+        return waiter instanceof Acquisition next ? next.takeOver(this, now, upcoming, before) : null;
     }
 
     /** Whether the default mode's bounds on local handovers let this lease pass the lock on locally now. */
@@ -300,11 +305,11 @@ final class RedisLease extends LeaseBase {
      * waiter of any client, so that after at most {@value #MAX_LOCAL_HANDOVERS} local handovers the others get
      * their turn in the order they came.
      */
-    private CompletableFuture<Boolean> handOverOrGrant(RedisLockClient client) {
-        long now = client.ticker().read();
-        Notifier.Waiter waiter = mayHandOver(now) ? client.notifier().reserveHead(keys) : null;
+    private CompletableFuture<Boolean> handOverOrGrant(LockContext context) {
+        long now = context.ticker().read();
+        Notifier.Waiter waiter = mayHandOver(now) ? context.notifier().reserveHead(keys) : null;
         if (waiter != null) {
-            CompletableFuture<Boolean> handed = handOverLocally(client, waiter, now);
+            CompletableFuture<Boolean> handed = handOverLocally(context, waiter, now);
             if (handed != null) {
                 return handed;
             }
@@ -312,7 +317,7 @@ final class RedisLease extends LeaseBase {
             // release below may grant it the lock in its turn.
             waiter.unreserve();
         }
-        return releaseGranting(client);
+        return releaseGranting(context);
     }
 
     /**
@@ -321,7 +326,7 @@ final class RedisLease extends LeaseBase {
      * make the key look lost.
      */
     private <T> void sendCheck(CompletableFuture<T> check, Supplier<CompletableFuture<T>> request) {
-        lock.client().inFlight().send(InFlight.Kind.CLEANUP, request, (reply, e) -> {
+        lock.context().inFlight().send(InFlight.Kind.CLEANUP, request, (reply, e) -> {
             if (e != null) {
                 check.completeExceptionally(e);
             } else {
@@ -361,7 +366,7 @@ final class RedisLease extends LeaseBase {
      */
     RedisLease successor(long now, List<String> upcoming) {
         RedisLease next = new RedisLease(this, now, upcoming);
-        lock.client().watchdog().handOver(this, next);
+        lock.context().watchdog().handOver(this, next);
         return next;
     }
 
@@ -376,17 +381,17 @@ final class RedisLease extends LeaseBase {
      *
      * @return null if the waiter did not take the lock over (release through Redis), else this release's result
      */
-    private CompletableFuture<Boolean> passOnFair(RedisLockClient client) {
+    private CompletableFuture<Boolean> passOnFair(LockContext context) {
         List<String> queued = upcoming;
         if (queued == null || queued.isEmpty() || !renewing) {
             return null;
         }
         String next = queued.get(0);
-        long now = client.ticker().read();
+        long now = context.ticker().read();
         if (!halfLeft(now)) {
             return null;
         }
-        Notifier.Waiter waiter = client.notifier().waiting(next);
+        Notifier.Waiter waiter = context.notifier().waiting(next);
         if (waiter == null || waiter.leaseMillis() != leaseMillis || !waiter.reserve()) {
             return null;
         }
@@ -395,9 +400,9 @@ final class RedisLease extends LeaseBase {
         CompletableFuture<Boolean> check = consumed.thenApply(queue -> queue != null);
         // Not with a fence request in flight: the successor's floor must cover the fence it brings.
         synchronized (fenceLock) {
-            successor = fenceRequest != null ? null : waiter.takeOver(this, now, queued.subList(1, queued.size()),
+            successor = fenceRequest != null ? null : takeOver(waiter, now, queued.subList(1, queued.size()),
                     () -> sendCheck(consumed,
-                            () -> lock.consumeFair(token, next, client.notifier().passOn(keys, token))));
+                            () -> lock.consumeFair(token, next, context.notifier().passOn(keys, token))));
         }
         if (successor == null) {
             waiter.unreserve();
@@ -413,17 +418,17 @@ final class RedisLease extends LeaseBase {
     }
 
     /** Fair mode: the release script grants the lock to the oldest waiter itself, and tells it. */
-    private CompletableFuture<Boolean> releaseFair(RedisLockClient client) {
-        CompletableFuture<Boolean> passed = passOnFair(client);
-        return passed != null ? passed : releaseGranting(client);
+    private CompletableFuture<Boolean> releaseFair(LockContext context) {
+        CompletableFuture<Boolean> passed = passOnFair(context);
+        return passed != null ? passed : releaseGranting(context);
     }
 
     /** A release through Redis where waiters queue: the script grants the lock to the oldest waiter, and tells it. */
-    private CompletableFuture<Boolean> releaseGranting(RedisLockClient client) {
+    private CompletableFuture<Boolean> releaseGranting(LockContext context) {
         CompletableFuture<Replies.Release> reply;
         try {
             // Only fair mode holds waiters back for a lease of their own client (Notifier#defer).
-            List<Notifier.Waiter> held = lock.fair() ? client.notifier().board(keys, token) : List.of();
+            List<Notifier.Waiter> held = lock.fair() ? context.notifier().board(keys, token) : List.of();
             reply = lock.releaseQueued(token, held);
         } catch (RuntimeException e) {
             released();
@@ -441,7 +446,7 @@ final class RedisLease extends LeaseBase {
             releasedHeld();
             if (status == Replies.Outcome.RELEASED) {
                 // No waiter was registered; one of this client may be about to register, and must try again.
-                client.notifier().wakeOne(keys, true);
+                context.notifier().wakeOne(keys, true);
             }
             return true;
         });
@@ -461,32 +466,32 @@ final class RedisLease extends LeaseBase {
      */
     @Override
     CompletableFuture<Boolean> abandon() {
-        RedisLockClient client = lock.client();
-        return abandonWith(client.inFlight(), () -> client.watchdog().unregister(this), () -> lock.release(token),
-                () -> client.notifier().wakeOne(keys, lock.queued()));
+        LockContext context = lock.context();
+        return abandonWith(context.inFlight(), () -> context.watchdog().unregister(this), () -> lock.release(token),
+                () -> context.notifier().wakeOne(keys, lock.queued()));
     }
 
     @Override
     Ticker ticker() {
-        return lock.client().ticker();
+        return lock.context().ticker();
     }
 
     @Override
     Events events() {
-        return lock.client().events();
+        return lock.context().events();
     }
 
     @Override
     void runCallback(Runnable callback) {
-        lock.client().runCallback(callback);
+        lock.context().runCallback(callback);
     }
 
     @Override
     void afterLoss() {
         if (lock.fair()) {
-            lock.client().notifier().ended(keys, token);
+            lock.context().notifier().ended(keys, token);
         }
-        lock.client().notifier().wakeOne(keys, lock.queued());
+        lock.context().notifier().wakeOne(keys, lock.queued());
     }
 
     /** Fair mode: the tokens now known to be queued behind this lease, first first. */

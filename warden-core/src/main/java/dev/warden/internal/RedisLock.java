@@ -19,19 +19,19 @@ import org.slf4j.LoggerFactory;
 /** A named lock of one client. Stateless apart from its {@link Lock} view. */
 final class RedisLock extends LockBase {
     private static final Logger LOG = LoggerFactory.getLogger(RedisLock.class);
-    private final RedisLockClient client;
+    private final LockContext context;
     private final String name;
     private final LockKeys keys;
     private final Replicas replicas;
     private final boolean fair;
     private final boolean queued;
 
-    RedisLock(RedisLockClient client, String name, Replicas replicas) {
-        this.client = client;
+    RedisLock(LockContext context, String name, Replicas replicas) {
+        this.context = context;
         this.name = name;
-        this.keys = LockKeys.of(client.config().keyPrefix(), name);
+        this.keys = LockKeys.of(context.config().keyPrefix(), name);
         this.replicas = replicas;
-        this.fair = client.config().fair();
+        this.fair = context.config().fair();
         this.queued = fair || !replicas.required();
     }
 
@@ -58,7 +58,7 @@ final class RedisLock extends LockBase {
      */
     CompletableFuture<Boolean> release(String token) {
         if (!queued) {
-            return client.scripts().release(keys, token, client.instanceId());
+            return context.scripts().release(keys, token, context.instanceId());
         }
         return releaseQueued(token, List.of()).thenApply(Replies.Release::held);
     }
@@ -77,7 +77,7 @@ final class RedisLock extends LockBase {
         };
         CompletableFuture<Replies.Release> reply;
         try {
-            reply = client.scripts().releaseQueued(keys, token, client.instanceId(), args);
+            reply = context.scripts().releaseQueued(keys, token, context.instanceId(), args);
         } catch (RuntimeException e) {
             failed.run();
             throw e;
@@ -89,10 +89,10 @@ final class RedisLock extends LockBase {
         }).thenApply(status -> {
             if (status instanceof Replies.GrantedHere here) {
                 String granted = here.token();
-                if (!client.notifier().assigned(granted, here.fence(), here.arm(), here.upcoming())) {
+                if (!context.notifier().assigned(granted, here.fence(), here.arm(), here.upcoming())) {
                     // Granted to a token of this client that no longer waits (it gave up, or took the lock over
                     // locally and its registration outlived a failed removal): pass the lock on.
-                    client.inFlight().sendCleanup(name, () -> releaseQueued(granted, List.of()),
+                    context.inFlight().sendCleanup(name, () -> releaseQueued(granted, List.of()),
                             (ignored, e) -> {
                                 if (e != null) {
                                     LOG.debug("passing on a grant of '{}' to a gone waiter failed: {}", name,
@@ -119,7 +119,7 @@ final class RedisLock extends LockBase {
         List<String> args = board(held, riders);
         CompletableFuture<List<String>> reply;
         try {
-            reply = client.scripts().consumeFair(keys, token, waiter, client.instanceId(), args);
+            reply = context.scripts().consumeFair(keys, token, waiter, context.instanceId(), args);
         } catch (RuntimeException e) {
             riders.forEach(rider -> rider.boarded(false));
             throw e;
@@ -130,7 +130,7 @@ final class RedisLock extends LockBase {
     /** Fair mode: the lease with that token no longer holds back this client's waiters ({@link Notifier#ended}). */
     private void endHoldBack(String token) {
         if (fair) {
-            client.notifier().ended(keys, token);
+            context.notifier().ended(keys, token);
         }
     }
 
@@ -141,7 +141,7 @@ final class RedisLock extends LockBase {
             return List.of();
         }
         List<String> args = new ArrayList<>(held.size() * 3);
-        long sentAt = client.ticker().read();
+        long sentAt = context.ticker().read();
         for (Notifier.Waiter waiter : held) {
             String[] registration = waiter.board(sentAt);
             if (registration != null) {
@@ -159,11 +159,11 @@ final class RedisLock extends LockBase {
 
     @Override
     public DistributedLock withReplicaAcks(int replicas, Duration timeout) {
-        Require.replicaAcks(replicas, timeout, client.config().commandTimeout());
+        Require.replicaAcks(replicas, timeout, context.config().commandTimeout());
         if (fair && replicas > 0) {
             throw new UnsupportedOperationException("replica acknowledgements are not supported in fair mode");
         }
-        return new RedisLock(client, name, Replicas.of(replicas, timeout));
+        return new RedisLock(context, name, Replicas.of(replicas, timeout));
     }
 
     @Override
@@ -183,53 +183,53 @@ final class RedisLock extends LockBase {
 
     @Override
     ThreadHolds threadHolds() {
-        return client().threadHolds();
+        return context().threadHolds();
     }
 
-    RedisLockClient client() {
-        return client;
+    LockContext context() {
+        return context;
     }
 
     @Override
     Events events() {
-        return client.events();
+        return context.events();
     }
 
     @Override
     public LockInfo inspect() {
-        return client.await(inspectRequest(), describe("inspect"));
+        return context.await(inspectRequest(), describe("inspect"));
     }
 
     @Override
     public CompletableFuture<LockInfo> inspectAsync() {
-        return Futures.publish(this::inspectRequest, client.callbackExecutor(), describe("inspect"));
+        return Futures.publish(this::inspectRequest, context.callbackExecutor(), describe("inspect"));
     }
 
     private CompletableFuture<LockInfo> inspectRequest() {
-        return client.inspect(name, keys);
+        return context.inspect(name, keys);
     }
 
     @Override
     public OptionalLong forceRelease() {
-        return client.await(forceReleaseRequest(), describe("forced release"));
+        return context.await(forceReleaseRequest(), describe("forced release"));
     }
 
     @Override
     public CompletableFuture<OptionalLong> forceReleaseAsync() {
-        return Futures.publish(this::forceReleaseRequest, client.callbackExecutor(), describe("forced release"));
+        return Futures.publish(this::forceReleaseRequest, context.callbackExecutor(), describe("forced release"));
     }
 
     private CompletableFuture<OptionalLong> forceReleaseRequest() {
-        return client.inFlight().track(InFlight.Kind.WORK,
-                () -> client.scripts().forceRelease(keys, client.instanceId(), queued)).thenApply(removed -> {
-                    client.notifier().wakeOne(keys, queued);
+        return context.inFlight().track(InFlight.Kind.WORK,
+                () -> context.scripts().forceRelease(keys, context.instanceId(), queued)).thenApply(removed -> {
+                    context.notifier().wakeOne(keys, queued);
                     return removed;
                 });
     }
 
     @Override
     Ticker ticker() {
-        return client.ticker();
+        return context.ticker();
     }
 
     @Override
@@ -250,16 +250,16 @@ final class RedisLock extends LockBase {
 
     @Override
     long defaultLeaseMillis() {
-        return client.config().defaultLease().toMillis();
+        return context.config().defaultLease().toMillis();
     }
 
     @Override
     Executor callbackExecutor() {
-        return client.callbackExecutor();
+        return context.callbackExecutor();
     }
 
     @Override
     Spinner spinner() {
-        return client.spinner();
+        return context.spinner();
     }
 }

@@ -27,51 +27,56 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The client of one Redis deployment (a server, a Sentinel-managed master, or a cluster): its {@link Server}
- * connections, the {@link Watchdog} of its leases, and its {@link SharedResources} threads. Internal; use
- * {@link LockClient#create(LockConfig)}.
+ * The client of one Redis deployment (a server, a Sentinel-managed master, or a cluster): builds the
+ * {@link LockContext} of its single locks and the {@link ShareContext} of its shared ones, hands them to each lock it
+ * makes, and closes what it built. Internal; use {@link LockClient#create(LockConfig)}.
  */
 final class RedisLockClient extends LockClientBase {
     private static final Logger LOG = LoggerFactory.getLogger(RedisLockClient.class);
 
     private final LockConfig config;
     private final SharedResources shared;
-    private final Server server;
-    private final Watchdog<RedisLease> watchdog;
-    private final ShareScripts shareScripts;
-    /** The watchdog of shares (semaphore permits, read and write leases), on the same scheduler. */
-    private final Watchdog<ShareLease> shareWatchdog;
-    private final ThreadShares threadShares = new ThreadShares();
-    private final ThreadHolds threadHolds = new ThreadHolds();
-    private final ShareWaiters shareWaiters = new ShareWaiters();
-    private final Tokens tokens;
+    private final Deployment deployment;
     private final IdentityRecord identity;
-    private final Set<Acquisition> pending = ConcurrentHashMap.newKeySet();
-    private final Set<ShareAcquisition> pendingShares = ConcurrentHashMap.newKeySet();
     private final InFlight inFlight = new InFlight();
-    private final QuietRefresh quietRefresh = new QuietRefresh(this);
-    private final long awaitNanos;
-    private final Spinner spinner;
+    private final Inspector inspector;
+    private final Await await;
+    private final LockContext locks;
+    private final ShareContext shares;
+    /** Set once by {@link #close()}; new locks are refused from then on. Guarded by this. */
     private volatile boolean closed;
 
-    private RedisLockClient(LockConfig config, SharedResources shared, Server server, Tokens tokens) {
+    private RedisLockClient(LockConfig config, SharedResources shared, Deployment deployment, Tokens tokens) {
         this.config = config;
         this.shared = shared;
-        this.server = server;
-        this.tokens = tokens;
-        this.identity = new IdentityRecord(server.scripts(), shared.scheduler(), config.keyPrefix(), tokens.tag(),
+        this.deployment = deployment;
+        Scripts scripts = deployment.scripts();
+        this.identity = new IdentityRecord(scripts, shared.scheduler(), config.keyPrefix(), tokens.tag(),
                 config.clientName());
-        this.watchdog = new Watchdog<>(shared.scheduler(), config.ticker(), inFlight, shared.events(),
-                new RedisRenewals(server.scripts(), server.cluster()));
-        this.shareScripts = new ShareScripts(server.scripts());
-        this.shareWatchdog = new Watchdog<>(shared.scheduler(), config.ticker(), inFlight, shared.events(),
-                new ShareRenewals(shareScripts, server.cluster()));
-        this.awaitNanos = awaitNanos(config);
-        this.spinner = new Spinner(config.spinWait().toNanos());
+        ShareScripts shareScripts = new ShareScripts(scripts);
+        this.inspector = new Inspector(scripts, shareScripts, config.keyPrefix(), inFlight);
+        this.await = new Await(config);
+        Supplier<String> newToken = () -> {
+            identity.asking();
+            return tokens.next();
+        };
+        Notifier notifier = deployment.notifier();
+        String instanceId = deployment.instanceId();
+        this.locks = new LockContext(config, scripts, notifier, instanceId, deployment.cluster(), inFlight,
+                new Watchdog<>(shared.scheduler(), config.ticker(), inFlight, shared.events(),
+                        new RedisRenewals(scripts, deployment.cluster())),
+                new QuietRefresh(notifier, scripts, inFlight, config.ticker(), instanceId), new ThreadHolds(),
+                new Pending<>(), newToken, inspector, await, shared.scheduler(), shared.callbacks(), shared.events());
+        this.shares = new ShareContext(config, shareScripts, notifier, instanceId, inFlight,
+                new Watchdog<>(shared.scheduler(), config.ticker(), inFlight, shared.events(),
+                        new ShareRenewals(shareScripts, deployment.cluster())),
+                new ThreadShares(), new ShareWaiters(), new Pending<>(), newToken, inspector, await,
+                shared.scheduler(), shared.callbacks(), shared.events());
     }
 
     /**
@@ -83,7 +88,7 @@ final class RedisLockClient extends LockClientBase {
         SharedResources shared = SharedResources.create(config);
         Tokens tokens = new Tokens();
         try {
-            return new RedisLockClient(config, shared, Server.connect(config, shared, tokens.clientId()), tokens);
+            return new RedisLockClient(config, shared, Deployment.connect(config, shared, tokens.clientId()), tokens);
         } catch (RuntimeException e) {
             try {
                 shared.close();
@@ -94,21 +99,13 @@ final class RedisLockClient extends LockClientBase {
         }
     }
 
-    /**
-     * How long to wait for a future that a command's reply completes: Lettuce's own timeout fires first; this
-     * bound only guards against a future that never completes.
-     */
-    static long awaitNanos(LockConfig config) {
-        return config.commandTimeout().toNanos() * 2 + TimeUnit.SECONDS.toNanos(1);
-    }
-
     @Override
     public DistributedLock lock(String name) {
         Require.lockName(name, MAX_NAME_LENGTH);
         if (closed) {
             throw new IllegalStateException("client is closed");
         }
-        return new RedisLock(this, name, Replicas.of(config.replicaAcks(), config.replicaAckTimeout()));
+        return new RedisLock(locks, name, Replicas.of(config.replicaAcks(), config.replicaAckTimeout()));
     }
 
     @Override
@@ -117,7 +114,7 @@ final class RedisLockClient extends LockClientBase {
         if (closed) {
             throw new IllegalStateException("client is closed");
         }
-        return new RedisReadWriteLock(this, name);
+        return new RedisReadWriteLock(shares, name);
     }
 
     @Override
@@ -128,7 +125,7 @@ final class RedisLockClient extends LockClientBase {
         if (closed) {
             throw new IllegalStateException("client is closed");
         }
-        return new RedisSemaphore(this, name, permits);
+        return new RedisSemaphore(shares, name, permits);
     }
 
     @Override
@@ -143,61 +140,14 @@ final class RedisLockClient extends LockClientBase {
 
     @Override
     long listingStallNanos() {
-        return awaitNanos;
+        return await.nanos();
     }
 
-    /**
-     * Lists from the deployment's masters, each lock read as its kind's inspect does ({@link #inspect},
-     * {@link #inspectShare}), each client's identity record read once for the listing.
-     */
+    /** Lists from the deployment's masters, each lock read as its kind's inspect does, identities read once. */
     @Override
     <T> LockListing<T> listing(LockListing.Kind<T> kind, NamePattern glob, int limit) {
         return LockListing.start(kind, config.keyPrefix(), glob, limit, 0, inFlight,
-                List.of(server.listingSource(reader(kind, identityReader()))), null);
-    }
-
-    /** @return how a listing of {@code kind} reads one lock, not counted in flight (the listing counts) */
-    @SuppressWarnings("unchecked")
-    private <T> Function<String, CompletableFuture<T>> reader(LockListing.Kind<T> kind, IdentityReader identities) {
-        String prefix = config.keyPrefix();
-        Function<String, CompletableFuture<?>> read;
-        if (kind == LockListing.LOCKS) {
-            read = name -> server.inspect(name, LockKeys.of(prefix, name), identities);
-        } else if (kind == LockListing.READ_WRITE_LOCKS) {
-            read = name -> readShare(ShareKeys.of(prefix, name, ShareKeys.Kind.READ_WRITE), identities,
-                    (state, named) -> state.readWrite(name, named));
-        } else {
-            read = name -> readShare(ShareKeys.of(prefix, name, ShareKeys.Kind.SEMAPHORE), identities,
-                    (state, named) -> state.semaphore(name, named));
-        }
-        return name -> (CompletableFuture<T>) read.apply(name);
-    }
-
-    /**
-     * Reads a shared lock's state, counted in flight: the inspections of {@link ShareLock}.
-     *
-     * @param build makes the caller's view of the state from it and the identities of its holders and waiters
-     */
-    <T> CompletableFuture<T> inspectShare(ShareKeys keys, IdentityReader identities,
-                                          BiFunction<Replies.ShareState, Map<Tokens.Origin, Identity>, T> build) {
-        return inFlight.track(InFlight.Kind.WORK, () -> readShare(keys, identities, build));
-    }
-
-    private <T> CompletableFuture<T> readShare(ShareKeys keys, IdentityReader identities,
-                                               BiFunction<Replies.ShareState, Map<Tokens.Origin, Identity>, T> build) {
-        return shareScripts.inspect(keys).thenCompose(state -> identities.named(state.origins(),
-                named -> build.apply(state, named)));
-    }
-
-    /** @return a reader of identity records for one inspection or listing: each client's record read once */
-    IdentityReader identityReader() {
-        return new IdentityReader(server.scripts(), config.keyPrefix());
-    }
-
-    /** Reads one lock's state, counted in flight: {@link DistributedLock#inspect()}. */
-    CompletableFuture<LockInfo> inspect(String name, LockKeys keys) {
-        return inFlight.track(InFlight.Kind.WORK,
-                () -> server.inspect(name, keys, identityReader()));
+                List.of(new LockListing.Source<>(deployment.masters(), inspector.reader(kind))), null);
     }
 
     /**
@@ -214,23 +164,25 @@ final class RedisLockClient extends LockClientBase {
             }
             closed = true;
         }
+        locks.pending().close();
+        shares.pending().close();
         identity.close();
-        Closing.close(inFlight, awaitNanos, () -> {
-            for (Acquisition acquisition : new ArrayList<>(pending)) {
+        Closing.close(inFlight, await.nanos(), () -> {
+            for (Acquisition acquisition : locks.pending().all()) {
                 acquisition.result.completeExceptionally(new LockException("client closed while acquiring"));
             }
-            for (ShareAcquisition acquisition : new ArrayList<>(pendingShares)) {
+            for (ShareAcquisition acquisition : shares.pending().all()) {
                 acquisition.result.completeExceptionally(new LockException("client closed while acquiring"));
             }
         }, () -> {
-            List<LeaseBase> leases = new ArrayList<>(watchdog.leases());
-            leases.addAll(shareWatchdog.leases());
+            List<LeaseBase> leases = new ArrayList<>(locks.watchdog().leases());
+            leases.addAll(shares.watchdog().leases());
             return leases;
         }, () -> {
-            watchdog.close();
-            shareWatchdog.close();
+            locks.watchdog().close();
+            shares.watchdog().close();
             deleteIdentity();
-            server.close();
+            deployment.close();
             shared.close();
         });
     }
@@ -253,160 +205,13 @@ final class RedisLockClient extends LockClientBase {
         }
     }
 
-    /** The requests in flight, which {@link #close()} waits for; every request's callback is attached there. */
     @Override
     InFlight inFlight() {
         return inFlight;
     }
 
-    Events events() {
-        return shared.events();
-    }
-
-    Ticker ticker() {
-        return config.ticker();
-    }
-
-    /** @return whether this client talks to a cluster, where replica acknowledgements are not available */
-    boolean cluster() {
-        return server.cluster();
-    }
-
-    Scripts scripts() {
-        return server.scripts();
-    }
-
-    Notifier notifier() {
-        return server.notifier();
-    }
-
-    /** The batched tries of this client's quiet waiters when their holder's TTL runs out. */
-    QuietRefresh quietRefresh() {
-        return quietRefresh;
-    }
-
-    Watchdog<RedisLease> watchdog() {
-        return watchdog;
-    }
-
-    ShareScripts shareScripts() {
-        return shareScripts;
-    }
-
-    Watchdog<ShareLease> shareWatchdog() {
-        return shareWatchdog;
-    }
-
-    ThreadHolds threadHolds() {
-        return threadHolds;
-    }
-
-    ThreadShares threadShares() {
-        return threadShares;
-    }
-
-    /** This client's waiting acquisitions of shared locks, for local handovers. */
-    ShareWaiters shareWaiters() {
-        return shareWaiters;
-    }
-
-    ScheduledExecutorService scheduler() {
-        return shared.scheduler();
-    }
-
     @Override
     ExecutorService callbackExecutor() {
         return shared.callbackExecutor();
-    }
-
-    /**
-     * Draws the token of a new acquisition, marked with this client's tag and the calling thread's id; the client's
-     * identity record names the thread ({@link IdentityRecord}).
-     */
-    String newToken() {
-        identity.asking();
-        return tokens.next();
-    }
-
-    /** A random id of this client, sent as the wake-up message of its releases. */
-    String instanceId() {
-        return server.instanceId();
-    }
-
-    void track(Acquisition acquisition) {
-        pending.add(acquisition);
-        if (closed) {
-            acquisition.result.completeExceptionally(new IllegalLockStateException("client is closed"));
-        }
-    }
-
-    void untrack(Acquisition acquisition) {
-        pending.remove(acquisition);
-    }
-
-    void track(ShareAcquisition acquisition) {
-        pendingShares.add(acquisition);
-        if (closed) {
-            acquisition.result.completeExceptionally(new IllegalLockStateException("client is closed"));
-        }
-    }
-
-    void untrack(ShareAcquisition acquisition) {
-        pendingShares.remove(acquisition);
-    }
-
-    /** Runs a user callback on the callback pool; its failure is logged, since it has no caller to reach. */
-    void runCallback(Runnable callback) {
-        shared.runCallback(callback);
-    }
-
-    /**
-     * Waits for the answer of a single Redis operation, translating failures; spins for it first while the
-     * {@link Spinner} allows. The wait is bounded by the command timeout, so it finishes even when the thread is
-     * interrupted (a release in a {@code finally} block of an interrupted thread must still release); the
-     * interrupt flag is set again afterwards.
-     */
-    <T> T await(CompletableFuture<T> future, String what) {
-        if (future.isDone()) {
-            return await(future, what, config, awaitNanos);
-        }
-        long since = System.nanoTime();
-        spinner.enter();
-        try {
-            spinner.spin(future, since, () -> true);
-            return await(future, what, config, awaitNanos);
-        } finally {
-            spinner.exit();
-        }
-    }
-
-    Spinner spinner() {
-        return spinner;
-    }
-
-    /**
-     * Waits for a future bounded by {@code awaitNanos}, finishing even when the thread is interrupted (the flag is
-     * set again afterwards), and translates failures.
-     */
-    static <T> T await(CompletableFuture<T> future, String what, LockConfig config, long awaitNanos) {
-        boolean interrupted = false;
-        long end = config.ticker().read() + awaitNanos;
-        try {
-            while (true) {
-                try {
-                    return future.get(Math.max(0, end - config.ticker().read()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    throw Errors.forCaller(e.getCause(), what);
-                } catch (TimeoutException e) {
-                    throw new LockTimeoutException(what + ": no answer within " + config.commandTimeout(), e);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 }

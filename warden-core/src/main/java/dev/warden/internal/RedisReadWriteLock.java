@@ -13,8 +13,8 @@ final class RedisReadWriteLock implements DistributedReadWriteLock {
     private final ShareView read;
     private final ShareView write;
 
-    RedisReadWriteLock(RedisLockClient client, String name) {
-        this.share = new ShareLock(client, name, ShareKeys.Kind.READ_WRITE, ShareLock.READ_WRITE_CAPACITY);
+    RedisReadWriteLock(ShareContext context, String name) {
+        this.share = new ShareLock(context, name, ShareKeys.Kind.READ_WRITE, ShareLock.READ_WRITE_CAPACITY);
         this.read = new ShareView(share, 1, ShareView.Role.READ);
         this.write = new ShareView(share, ShareLock.READ_WRITE_CAPACITY, ShareView.Role.WRITE);
     }
@@ -36,24 +36,24 @@ final class RedisReadWriteLock implements DistributedReadWriteLock {
 
     @Override
     public OptionalLong forceRelease() {
-        return share.client().await(share.forceReleaseRequest(ShareScripts.Holders.ALL),
+        return share.context().await(share.forceReleaseRequest(ShareScripts.Holders.ALL),
                 share.describe("forced release"));
     }
 
     @Override
     public CompletableFuture<OptionalLong> forceReleaseAsync() {
         return Futures.publish(() -> share.forceReleaseRequest(ShareScripts.Holders.ALL),
-                share.client().callbackExecutor(), share.describe("forced release"));
+                share.context().callbackExecutor(), share.describe("forced release"));
     }
 
     @Override
     public ReadWriteLockInfo inspect() {
-        return share.client().await(inspectRequest(), share.describe("inspect"));
+        return share.context().await(inspectRequest(), share.describe("inspect"));
     }
 
     @Override
     public CompletableFuture<ReadWriteLockInfo> inspectAsync() {
-        return Futures.publish(this::inspectRequest, share.client().callbackExecutor(), share.describe("inspect"));
+        return Futures.publish(this::inspectRequest, share.context().callbackExecutor(), share.describe("inspect"));
     }
 
     private CompletableFuture<ReadWriteLockInfo> inspectRequest() {

@@ -42,27 +42,19 @@ final class RedisRenewals implements Watchdog.Renewals<RedisLease> {
     public CompletableFuture<Watchdog.Verdict[]> renew(List<RedisLease> batch) {
         Replicas replicas = batch.get(0).replicas;
         if (!replicas.required()) {
-            return scripts.renew(batch).thenApply(RedisRenewals::verdicts);
+            return scripts.renew(LeaseBase.renewals(batch)).thenApply(Watchdog.Verdict::of);
         }
-        return scripts.renew(batch, replicas).thenApply(acked -> {
+        return scripts.renew(LeaseBase.renewals(batch), replicas).thenApply(acked -> {
             if (acked.acks() < replicas.count()) {
                 throw new LockReplicationException("renewal acknowledged by " + acked.acks() + " of "
                         + replicas.count() + " replicas", (int) acked.acks(), replicas.count());
             }
-            return verdicts(acked.reply());
+            return Watchdog.Verdict.of(acked.reply());
         });
     }
 
     @Override
     public String lossReason() {
         return "a renewal found the lock expired or owned by another token";
-    }
-
-    static Watchdog.Verdict[] verdicts(boolean[] renewed) {
-        Watchdog.Verdict[] verdicts = new Watchdog.Verdict[renewed.length];
-        for (int i = 0; i < renewed.length; i++) {
-            verdicts[i] = renewed[i] ? Watchdog.Verdict.RENEWED : Watchdog.Verdict.LOST;
-        }
-        return verdicts;
     }
 }

@@ -15,8 +15,8 @@ final class RedisSemaphore implements DistributedSemaphore {
     private final ShareLock share;
     private final int permits;
 
-    RedisSemaphore(RedisLockClient client, String name, int permits) {
-        this(new ShareLock(client, name, ShareKeys.Kind.SEMAPHORE, permits), permits);
+    RedisSemaphore(ShareContext context, String name, int permits) {
+        this(new ShareLock(context, name, ShareKeys.Kind.SEMAPHORE, permits), permits);
     }
 
     private RedisSemaphore(ShareLock share, int permits) {
@@ -101,12 +101,12 @@ final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public int available() {
-        return share.client().await(availableRequest(), share.describe("available"));
+        return share.context().await(availableRequest(), share.describe("available"));
     }
 
     @Override
     public CompletableFuture<Integer> availableAsync() {
-        return Futures.publish(this::availableRequest, share.client().callbackExecutor(),
+        return Futures.publish(this::availableRequest, share.context().callbackExecutor(),
                 share.describe("available"));
     }
 
@@ -130,13 +130,13 @@ final class RedisSemaphore implements DistributedSemaphore {
     @Override
     public DistributedSemaphore resize(int permits) {
         checkResize(permits);
-        return share.client().await(resizeRequest(permits), share.describe("resize"));
+        return share.context().await(resizeRequest(permits), share.describe("resize"));
     }
 
     @Override
     public CompletableFuture<DistributedSemaphore> resizeAsync(int permits) {
         checkResize(permits);
-        return Futures.publish(() -> resizeRequest(permits), share.client().callbackExecutor(),
+        return Futures.publish(() -> resizeRequest(permits), share.context().callbackExecutor(),
                 share.describe("resize"));
     }
 
@@ -151,12 +151,12 @@ final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public SemaphoreInfo inspect() {
-        return share.client().await(inspectRequest(), share.describe("inspect"));
+        return share.context().await(inspectRequest(), share.describe("inspect"));
     }
 
     @Override
     public CompletableFuture<SemaphoreInfo> inspectAsync() {
-        return Futures.publish(this::inspectRequest, share.client().callbackExecutor(), share.describe("inspect"));
+        return Futures.publish(this::inspectRequest, share.context().callbackExecutor(), share.describe("inspect"));
     }
 
     private CompletableFuture<SemaphoreInfo> inspectRequest() {
@@ -165,14 +165,14 @@ final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public OptionalLong forceRelease() {
-        return share.client().await(share.forceReleaseRequest(ShareScripts.Holders.ALL),
+        return share.context().await(share.forceReleaseRequest(ShareScripts.Holders.ALL),
                 share.describe("forced release"));
     }
 
     @Override
     public CompletableFuture<OptionalLong> forceReleaseAsync() {
         return Futures.publish(() -> share.forceReleaseRequest(ShareScripts.Holders.ALL),
-                share.client().callbackExecutor(), share.describe("forced release"));
+                share.context().callbackExecutor(), share.describe("forced release"));
     }
 
     @Override

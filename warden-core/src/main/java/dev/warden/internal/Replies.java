@@ -26,15 +26,6 @@ final class Replies {
     private Replies() {
     }
 
-    /** A reply of another shape than its script's. */
-    static final class UnexpectedReplyException extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        UnexpectedReplyException(String message, Throwable cause) {
-            super(message, cause);
-        }
-    }
-
     /** What an acquire script ({@code acquire.lua}, {@code acquire-queued.lua}) answered. */
     sealed interface Acquire permits Acquired, Held {
     }

@@ -27,6 +27,8 @@ final class Scripts {
     static final long FENCE_RETENTION_MS = 24L * 60 * 60 * 1000;
     /** Where waiters queue: how long a waiter's registration lives unless the waiter renews it. */
     static final long REGISTRATION_LIFE_MS = 3_000;
+    /** How often a queued waiter whose registration is not quiet renews it, well within the registration's life. */
+    static final long REARM_MILLIS = 1_000;
     /** For {@link #acquireQueued}: the waiter registers renewing, never quietly. */
     static final long RENEWING = -2;
 
@@ -286,14 +288,14 @@ final class Scripts {
     }
 
     /** Answers, per key, whether it was renewed; {@code args} holds a token and a lease in ms per key. */
-    CompletableFuture<boolean[]> renew(List<? extends LeaseBase> batch) {
+    CompletableFuture<boolean[]> renew(List<Renewal<LockKeys>> batch) {
         String[] keys = renewedKeys(batch);
         return this.<List<Object>>run(RENEW, ScriptOutputType.MULTI, keys, renewedArgs(batch))
                 .thenApply(reply -> Replies.renewed(reply, keys.length));
     }
 
     /** As {@link #renew}, followed in the same round trip by {@code WAIT}. */
-    CompletableFuture<Acked<boolean[]>> renew(List<? extends LeaseBase> batch, Replicas replicas) {
+    CompletableFuture<Acked<boolean[]>> renew(List<Renewal<LockKeys>> batch, Replicas replicas) {
         String[] keys = renewedKeys(batch);
         return this.<List<Object>>runAcked(RENEW, ScriptOutputType.MULTI, keys, replicas, renewedArgs(batch))
                 .thenApply(acked -> new Acked<>(Replies.renewed(acked.reply(), keys.length), acked.acks()));
@@ -320,7 +322,7 @@ final class Scripts {
         });
     }
 
-    private static String[] renewedKeys(List<? extends LeaseBase> batch) {
+    private static String[] renewedKeys(List<Renewal<LockKeys>> batch) {
         String[] keys = new String[batch.size()];
         for (int i = 0; i < batch.size(); i++) {
             keys[i] = batch.get(i).keys().lock();
@@ -329,11 +331,11 @@ final class Scripts {
     }
 
     /** Per lease its token and lease ms, as {@code renew.lua} takes them. */
-    private static String[] renewedArgs(List<? extends LeaseBase> batch) {
+    private static String[] renewedArgs(List<Renewal<LockKeys>> batch) {
         String[] args = new String[batch.size() * 2];
         for (int i = 0; i < batch.size(); i++) {
             args[2 * i] = batch.get(i).token();
-            args[2 * i + 1] = Long.toString(batch.get(i).leaseMillis);
+            args[2 * i + 1] = Long.toString(batch.get(i).millis());
         }
         return args;
     }

@@ -26,25 +26,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The connections to one Redis deployment (a server, a Sentinel-managed master, or a cluster): its {@link Link},
- * the {@link Scripts} sent over it, the pub/sub {@link Notifier}, and the random id its releases announce. Its
- * threads are the client's {@link SharedResources}; a quorum has one of these per server.
+ * on the client's {@link SharedResources} threads. What is sent over them ({@link Scripts}) and who listens on them
+ * (the notifier) belong to the layers above; a quorum has one of these per server.
  */
 final class Server {
-    private static final Logger LOG = LoggerFactory.getLogger(Server.class);
-    /** How long {@link #close()} waits for the pub/sub connection to close. */
-    private static final long PUBSUB_CLOSE_MILLIS = 2_000;
-
     private final Link link;
-    private final Scripts scripts;
-    private final Notifier notifier;
-    private final String instanceId;
 
-    private Server(Link link, String instanceId, SharedResources shared, String where) {
+    private Server(Link link, String where) {
         link.version().require(where);
         this.link = link;
-        this.instanceId = instanceId;
-        this.scripts = new Scripts(link);
-        this.notifier = new Notifier(link, instanceId, shared.scheduler());
     }
 
     /**
@@ -54,7 +44,7 @@ final class Server {
      * @throws LockException if Redis cannot be reached, refuses the connection, or is older than Warden needs
      *                       ({@link RedisVersion#REQUIRED}); nothing is left open
      */
-    static Server connect(LockConfig config, SharedResources shared, String instanceId) {
+    static Server connect(LockConfig config, SharedResources shared) {
         List<RedisURI> uris = new ArrayList<>();
         for (String text : config.redisUris()) {
             RedisURI uri = RedisUris.parse(text);
@@ -95,7 +85,7 @@ final class Server {
             link = () -> new StandaloneLink(single, uris.get(0));
         }
         try {
-            return new Server(link.get(), instanceId, shared, config.redisUriForDisplay());
+            return new Server(link.get(), config.redisUriForDisplay());
         } catch (RuntimeException e) {
             LockException failure = Errors.translate(e, "connect to " + config.redisUriForDisplay());
             try {
@@ -119,39 +109,8 @@ final class Server {
         return ssl.build();
     }
 
-    /**
-     * Reads one lock's state with the inspect script, then the identity records of its holder and waiters that
-     * {@code identities} has not read yet; not counted in flight.
-     */
-    CompletableFuture<LockInfo> inspect(String name, LockKeys keys, IdentityReader identities) {
-        return scripts.inspect(keys).thenCompose(state -> identities.info(name, state));
-    }
-
-    /**
-     * @return this deployment as a source of a listing of locks under {@code prefix}: its masters, and inspect,
-     *         reading each client's identity record once for the listing
-     */
-    LockListing.Source<LockInfo> listingSource(String prefix) {
-        IdentityReader identities = new IdentityReader(scripts, prefix);
-        return listingSource(name -> inspect(name, LockKeys.of(prefix, name), identities));
-    }
-
-    /** @return this deployment as a source of a listing whose locks {@code inspect} reads, not counted in flight */
-    <T> LockListing.Source<T> listingSource(Function<String, CompletableFuture<T>> inspect) {
-        return new LockListing.Source<>(link.masters(), inspect);
-    }
-
-    Scripts scripts() {
-        return scripts;
-    }
-
-    Notifier notifier() {
-        return notifier;
-    }
-
-    /** A random id of this client, sent as the wake-up message of its releases. */
-    String instanceId() {
-        return instanceId;
+    Link link() {
+        return link;
     }
 
     /** @return whether this is a cluster, where replica acknowledgements are not available */
@@ -159,21 +118,8 @@ final class Server {
         return link.cluster();
     }
 
-    /**
-     * Closes the pub/sub side and the connections; the shared threads stay. The pub/sub connection is closed first,
-     * and waited for (at most {@link #PUBSUB_CLOSE_MILLIS}): Lettuce's shutdown closes every connection of its
-     * client, and warns of one whose close had begun but not ended ("Connection is already closed").
-     */
+    /** Closes the connections; the shared threads stay. */
     void close() {
-        CompletableFuture<Void> pubSubClosed = notifier.close();
-        try {
-            pubSubClosed.get(PUBSUB_CLOSE_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            // Not closed in time: the shutdown below closes it, with Lettuce's warning. A failure was logged.
-            LOG.debug("pub/sub connection not closed within {} ms: {}", PUBSUB_CLOSE_MILLIS, e.toString());
-        }
         link.close();
     }
 }

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * the try has queued this waiter in Redis, so subscribe to this client's grant channel and try once more (a grant
  * published before the subscription was missed, but Redis remembers it); then wait for a grant, which a release
  * makes in its own script and announces by token, or for the first holder's lease to end, or to renew the
- * registration ({@link Acquisition#REARM_MILLIS}), whichever comes first; until the deadline.
+ * registration ({@link Scripts#REARM_MILLIS}), whichever comes first; until the deadline.
  *
  * <p>A grant names the try that registered the waiter (its arm), and the lease counts from that try's sending, for
  * the lease the registration asked for. {@link #result} completes with the lease, with empty when the wait ran
@@ -81,7 +81,7 @@ final class ShareAcquisition implements Notifier.Waiter {
 
     final DueFuture<Optional<Lease>> result = new DueFuture<>();
     private final ShareLock share;
-    private final RedisLockClient client;
+    private final ShareContext context;
     private final long permits;
     private final long leaseMillis;
     private final boolean renewing;
@@ -127,26 +127,26 @@ final class ShareAcquisition implements Notifier.Waiter {
     ShareAcquisition(ShareLock share, long permits, long waitNanos, long leaseMillis, boolean renewing,
                      String companion, Thread owner, Events.AcquireWatch watch) {
         this.share = share;
-        this.client = share.client();
+        this.context = share.context();
         this.permits = permits;
         this.leaseMillis = leaseMillis;
         this.renewing = renewing;
         this.waits = waitNanos != 0;
         this.forever = waitNanos < 0;
-        this.deadline = client.ticker().read() + Math.max(waitNanos, 0);
-        this.token = client.newToken();
-        this.grantMillis = renewing ? Math.min(leaseMillis, Acquisition.FAIR_GRANT_MILLIS) : leaseMillis;
+        this.deadline = context.ticker().read() + Math.max(waitNanos, 0);
+        this.token = context.newToken();
+        this.grantMillis = renewing ? Math.min(leaseMillis, LeaseBase.FAIR_GRANT_MILLIS) : leaseMillis;
         this.companion = companion;
         this.owner = owner;
         this.watch = watch;
-        this.channel = share.keys().grantChannel(client.instanceId());
+        this.channel = share.keys().grantChannel(context.instanceId());
     }
 
     ShareAcquisition start() {
-        client.track(this);
+        context.track(this);
         if (waits) {
-            client.notifier().register(token, this);
-            client.shareWaiters().add(share.keys(), this);
+            context.notifier().register(token, this);
+            context.waiters().add(share.keys(), this);
         }
         Futures.whenDone(result, this::ended, "the end of an acquire", share.name());
         tryNow();
@@ -170,18 +170,18 @@ final class ShareAcquisition implements Notifier.Waiter {
             woken = false;
             cancelTimer();
             kind = Scripts.Try.of(waits, tried);
-            sentAt = client.ticker().read();
+            sentAt = context.ticker().read();
             if (!tried) {
                 firstSentAt = sentAt;
             }
             tried = true;
             arm = arms++;
             armSentAt[arm % ARMS_KEPT] = sentAt;
-            markAtSend = waits ? client.notifier().mark(channel) : null;
+            markAtSend = waits ? context.notifier().mark(channel) : null;
         }
         result.due();
-        client.inFlight().send(InFlight.Kind.WORK, () -> client.shareScripts().acquire(share.keys(), share.kind(),
-                share.capacity(), token, permits, leaseMillis, kind, arm, grantMillis, client.instanceId(),
+        context.inFlight().send(InFlight.Kind.WORK, () -> context.scripts().acquire(share.keys(), share.kind(),
+                share.capacity(), token, permits, leaseMillis, kind, arm, grantMillis, context.instanceId(),
                 companion), (reply, error) -> {
                     if (error != null) {
                         fail(error);
@@ -200,7 +200,7 @@ final class ShareAcquisition implements Notifier.Waiter {
     private synchronized void placed(Replies.Queued queued) {
         score = queued.score();
         clear = queued.othersAhead() == 0;
-        placedAt = client.ticker().read();
+        placedAt = context.ticker().read();
     }
 
     /** Where it stands, for {@link ShareWaiters#reserveNext}. */
@@ -212,7 +212,7 @@ final class ShareAcquisition implements Notifier.Waiter {
     /** A try found no room: give up, or subscribe, or wait for a grant or the next try. */
     private void onHeld(long firstEndMillis) {
         result.notDue();
-        if (!waits || (!forever && client.ticker().read() - deadline >= 0)) {
+        if (!waits || (!forever && context.ticker().read() - deadline >= 0)) {
             result.complete(Optional.empty());
             return;
         }
@@ -231,13 +231,13 @@ final class ShareAcquisition implements Notifier.Waiter {
             } else if (woken) {
                 retry = true;
             } else {
-                timer = client.scheduler().schedule(this::wake, delay(firstEndMillis), TimeUnit.NANOSECONDS);
+                timer = context.scheduler().schedule(this::wake, delay(firstEndMillis), TimeUnit.NANOSECONDS);
             }
         }
         if (join) {
             watch.waiting();
-            CompletableFuture<Void> subscription = client.notifier().join(channel, this);
-            if (client.notifier().unbroken(channel, mark)) {
+            CompletableFuture<Void> subscription = context.notifier().join(channel, this);
+            if (context.notifier().unbroken(channel, mark)) {
                 // Subscribed without a break since before the try was sent: a grant made after it reaches this
                 // waiter by its token, so wait rather than try again.
                 waitForGrant(firstEndMillis);
@@ -245,7 +245,7 @@ final class ShareAcquisition implements Notifier.Waiter {
             }
             // Grants published before the subscription were missed; Redis remembers them, and the next try finds
             // the permits lent to this token.
-            client.inFlight().send(InFlight.Kind.WORK, () -> subscription, (ignored, e) -> {
+            context.inFlight().send(InFlight.Kind.WORK, () -> subscription, (ignored, e) -> {
                 if (e != null) {
                     fail(e);
                 } else {
@@ -266,7 +266,7 @@ final class ShareAcquisition implements Notifier.Waiter {
             }
             retry = woken;
             if (!retry) {
-                timer = client.scheduler().schedule(this::wake, delay(firstEndMillis), TimeUnit.NANOSECONDS);
+                timer = context.scheduler().schedule(this::wake, delay(firstEndMillis), TimeUnit.NANOSECONDS);
             }
         }
         if (retry) {
@@ -275,11 +275,11 @@ final class ShareAcquisition implements Notifier.Waiter {
     }
 
     private long delay(long firstEndMillis) {
-        long rearm = TimeUnit.MILLISECONDS.toNanos(Acquisition.REARM_MILLIS);
+        long rearm = TimeUnit.MILLISECONDS.toNanos(Scripts.REARM_MILLIS);
         long delay = firstEndMillis > 0 ? Math.min(TimeUnit.MILLISECONDS.toNanos(firstEndMillis) + ONE_MS, rearm)
                 : rearm;
         if (!forever) {
-            delay = Math.min(delay, deadline - client.ticker().read());
+            delay = Math.min(delay, deadline - context.ticker().read());
         }
         return Math.max(delay, 0);
     }
@@ -297,12 +297,12 @@ final class ShareAcquisition implements Notifier.Waiter {
         }
         // Off the connection's I/O thread, where this may run: the first request on the acknowledgement connection
         // opens it, which waits for that thread.
-        client.scheduler().execute(() -> confirm(fence, sentAt, grantedMillis, replicas));
+        context.scheduler().execute(() -> confirm(fence, sentAt, grantedMillis, replicas));
     }
 
     /** Confirms a grant with the replicas' acknowledgements, then makes the lease; see {@link #granted}. */
     private void confirm(long fence, long sentAt, long grantedMillis, Replicas replicas) {
-        client.inFlight().send(InFlight.Kind.WORK, () -> client.shareScripts().expire(share.keys(), token,
+        context.inFlight().send(InFlight.Kind.WORK, () -> context.scripts().expire(share.keys(), token,
                 grantedMillis, replicas), (acked, error) -> {
                     if (error != null) {
                         fail(error);
@@ -337,9 +337,9 @@ final class ShareAcquisition implements Notifier.Waiter {
         }
         ShareLease lease = new ShareLease(share, token, fence, permits, leaseMillis, renewing, sentAt,
                 grantedMillis, owner, acks);
-        client.shareWatchdog().register(lease);
+        context.watchdog().register(lease);
         if (share.kind() == ShareKeys.Kind.READ_WRITE) {
-            client.threadShares().add(lease);
+            context.threadShares().add(lease);
         }
         if (!result.complete(Optional.of(lease))) {
             lease.abandon();
@@ -355,7 +355,7 @@ final class ShareAcquisition implements Notifier.Waiter {
      * have queued it (a waiter) or lent it permits (a try without an answer, or cancelled in flight).
      */
     private void ended(Optional<Lease> lease, Throwable error) {
-        client.untrack(this);
+        context.untrack(this);
         boolean wasJoined;
         boolean cleanUp;
         synchronized (this) {
@@ -365,14 +365,14 @@ final class ShareAcquisition implements Notifier.Waiter {
             cleanUp = tried && (lease == null || lease.isEmpty()) && (waits || error != null);
         }
         if (waits) {
-            client.notifier().unregister(token);
-            client.shareWaiters().remove(share.keys(), this);
+            context.notifier().unregister(token);
+            context.waiters().remove(share.keys(), this);
         }
         if (wasJoined) {
-            client.notifier().leave(channel, this, false);
+            context.notifier().leave(channel, this, false);
         }
         if (cleanUp) {
-            client.inFlight().sendCleanup(share.name(), () -> share.release(token), (reply, e) -> {
+            context.inFlight().sendCleanup(share.name(), () -> share.release(token), (reply, e) -> {
                 if (e != null) {
                     LOG.debug("leaving the queue of '{}' failed: {}", share.name(), e.toString());
                 }
@@ -441,7 +441,7 @@ final class ShareAcquisition implements Notifier.Waiter {
         }
         ShareLease lease = from.successor(token, permits, owner, now);
         if (share.kind() == ShareKeys.Kind.READ_WRITE) {
-            client.threadShares().add(lease);
+            context.threadShares().add(lease);
         }
         return lease;
     }

@@ -74,7 +74,7 @@ final class ShareLease extends LeaseBase {
      */
     ShareLease successor(String token, long permits, Thread owner, long now) {
         ShareLease next = new ShareLease(this, token, permits, owner, now);
-        share.client().shareWatchdog().handOver(this, next);
+        share.context().watchdog().handOver(this, next);
         return next;
     }
 
@@ -97,7 +97,7 @@ final class ShareLease extends LeaseBase {
 
     @Override
     LockKeys keys() {
-        return LockKeys.of(share.client().config().keyPrefix(), share.name());
+        return LockKeys.of(share.context().config().keyPrefix(), share.name());
     }
 
     @Override
@@ -135,7 +135,7 @@ final class ShareLease extends LeaseBase {
 
     @Override
     CompletableFuture<Boolean> releaseRequest() {
-        return share.client().inFlight().track(InFlight.Kind.CLEANUP, () -> {
+        return share.context().inFlight().track(InFlight.Kind.CLEANUP, () -> {
             if (!beginRelease()) {
                 return CompletableFuture.completedFuture(false);
             }
@@ -146,7 +146,7 @@ final class ShareLease extends LeaseBase {
                             .whenComplete((held, error) -> {
                                 // Unknown whether it ran (it timed out, maybe unwritten): the close sends it again.
                                 if (error != null && InFlight.uncertain(error)) {
-                                    share.client().inFlight().unsettled(share.name(), () -> share.release(token));
+                                    share.context().inFlight().unsettled(share.name(), () -> share.release(token));
                                 }
                             });
         });
@@ -162,12 +162,12 @@ final class ShareLease extends LeaseBase {
      * @return null if nobody took the share over (release through Redis), else this release's result
      */
     private CompletableFuture<Boolean> handOverLocally() {
-        RedisLockClient client = share.client();
-        long now = client.ticker().read();
+        ShareContext context = share.context();
+        long now = context.ticker().read();
         if (!renewing || share.replicas().required() || !halfLeft(now)) {
             return null;
         }
-        List<ShareAcquisition> reserved = client.shareWaiters().reserveNext(share.keys(), permits, leaseMillis);
+        List<ShareAcquisition> reserved = context.waiters().reserveNext(share.keys(), permits, leaseMillis);
         if (reserved.isEmpty()) {
             return null;
         }
@@ -191,9 +191,9 @@ final class ShareLease extends LeaseBase {
             moving.add(Map.entry(taker.token(), taker.permits()));
         }
         CompletableFuture<Optional<long[]>> moved = new CompletableFuture<>();
-        client.inFlight().send(InFlight.Kind.CLEANUP,
-                () -> client.shareScripts().handed(share.keys(), share.kind(), token,
-                        client.instanceId(), moving), (reply, error) -> {
+        context.inFlight().send(InFlight.Kind.CLEANUP,
+                () -> context.scripts().handed(share.keys(), share.kind(), token,
+                        context.instanceId(), moving), (reply, error) -> {
                     if (error != null) {
                         moved.completeExceptionally(error);
                     } else {
@@ -250,25 +250,25 @@ final class ShareLease extends LeaseBase {
 
     @Override
     CompletableFuture<Boolean> expireRequest(long millis, String operation) {
-        return share.client().inFlight().track(InFlight.Kind.WORK,
+        return share.context().inFlight().track(InFlight.Kind.WORK,
                 () -> share.expire(token, millis));
     }
 
     @Override
     CompletableFuture<Boolean> heldRequest() {
-        return share.client().inFlight().track(InFlight.Kind.WORK,
-                () -> share.client().shareScripts().held(share.keys(), token));
+        return share.context().inFlight().track(InFlight.Kind.WORK,
+                () -> share.context().scripts().held(share.keys(), token));
     }
 
     @Override
     void moveDeadline(long sentAt, long millis) {
-        share.client().shareWatchdog().expiresAfter(this, sentAt, millis);
+        share.context().watchdog().expiresAfter(this, sentAt, millis);
     }
 
     /** A release that leaves the share to end after {@code keepMillis}; waiters get it when it ends. */
     @Override
     CompletableFuture<Boolean> releaseKeepingRequest(long keepMillis) {
-        return share.client().inFlight().track(InFlight.Kind.CLEANUP, () -> {
+        return share.context().inFlight().track(InFlight.Kind.CLEANUP, () -> {
             if (!beginRelease()) {
                 return CompletableFuture.completedFuture(false);
             }
@@ -280,44 +280,44 @@ final class ShareLease extends LeaseBase {
 
     @Override
     <T> T await(CompletableFuture<T> future, String operation) {
-        return share.client().await(future, share.describe(operation));
+        return share.context().await(future, share.describe(operation));
     }
 
     @Override
     <T> CompletableFuture<T> publish(Supplier<CompletableFuture<T>> request, String operation) {
-        return Futures.publish(request, share.client().callbackExecutor(), share.describe(operation));
+        return Futures.publish(request, share.context().callbackExecutor(), share.describe(operation));
     }
 
     /** Releases in the background a lease nobody will use; false if the release failed (it then ends by itself). */
     @Override
     CompletableFuture<Boolean> abandon() {
-        return abandonWith(share.client().inFlight(), this::forget, () -> share.release(token), () -> { });
+        return abandonWith(share.context().inFlight(), this::forget, () -> share.release(token), () -> { });
     }
 
     /** Stops renewals, and the thread no longer holds it for the downgrade and upgrade checks. */
     private void forget() {
-        share.client().shareWatchdog().unregister(this);
-        share.client().threadShares().remove(this);
+        share.context().watchdog().unregister(this);
+        share.context().threadShares().remove(this);
     }
 
     @Override
     Ticker ticker() {
-        return share.client().ticker();
+        return share.context().ticker();
     }
 
     @Override
     Events events() {
-        return share.client().events();
+        return share.context().events();
     }
 
     @Override
     void runCallback(Runnable callback) {
-        share.client().runCallback(callback);
+        share.context().runCallback(callback);
     }
 
     @Override
     void afterLoss() {
-        share.client().threadShares().remove(this);
+        share.context().threadShares().remove(this);
     }
 
     @Override

@@ -18,7 +18,7 @@ final class ShareLock {
     /** A read-write lock's capacity: a writer takes all of it, and up to one less reader than this share it. */
     static final long READ_WRITE_CAPACITY = 1L << 30;
 
-    private final RedisLockClient client;
+    private final ShareContext context;
     private final String name;
     private final ShareKeys keys;
     private final ShareKeys.Kind kind;
@@ -26,24 +26,24 @@ final class ShareLock {
     private final Replicas replicas;
 
     /** A shared lock with the client's replica policy. */
-    ShareLock(RedisLockClient client, String name, ShareKeys.Kind kind, long capacity) {
-        this(client, name, kind, capacity, Replicas.of(client.config().replicaAcks(),
-                client.config().replicaAckTimeout()));
+    ShareLock(ShareContext context, String name, ShareKeys.Kind kind, long capacity) {
+        this(context, name, kind, capacity, Replicas.of(context.config().replicaAcks(),
+                context.config().replicaAckTimeout()));
     }
 
-    private ShareLock(RedisLockClient client, String name, ShareKeys.Kind kind, long capacity, Replicas replicas) {
-        this.client = client;
+    private ShareLock(ShareContext context, String name, ShareKeys.Kind kind, long capacity, Replicas replicas) {
+        this.context = context;
         this.name = name;
         this.kind = kind;
         this.capacity = capacity;
         this.replicas = replicas;
-        this.keys = ShareKeys.of(client.config().keyPrefix(), name, kind);
+        this.keys = ShareKeys.of(context.config().keyPrefix(), name, kind);
     }
 
     /** This lock with another replica policy. */
     ShareLock withReplicas(int count, java.time.Duration timeout) {
-        Require.replicaAcks(count, timeout, client.config().commandTimeout());
-        return new ShareLock(client, name, kind, capacity, Replicas.of(count, timeout));
+        Require.replicaAcks(count, timeout, context.config().commandTimeout());
+        return new ShareLock(context, name, kind, capacity, Replicas.of(count, timeout));
     }
 
     /** @return how many replicas must acknowledge this lock's grants and renewals */
@@ -67,8 +67,8 @@ final class ShareLock {
         return capacity;
     }
 
-    RedisLockClient client() {
-        return client;
+    ShareContext context() {
+        return context;
     }
 
     /** Names an operation on this lock for error messages, with its key. */
@@ -96,11 +96,11 @@ final class ShareLock {
      * passed to those waiters here, before the answer.
      */
     CompletableFuture<Boolean> release(String token) {
-        return client.shareScripts().release(keys, kind, token, client.instanceId()).thenApply(released -> {
+        return context.scripts().release(keys, kind, token, context.instanceId()).thenApply(released -> {
             for (Replies.Grant grant : released.grants()) {
                 // A waiter that is gone finds nothing to take: the release by its token, sent when it ended
                 // (after this one), gives the share back.
-                client.notifier().assigned(grant.token(), grant.fence(), grant.arm(), null);
+                context.notifier().assigned(grant.token(), grant.fence(), grant.arm(), null);
             }
             return released.held();
         });
@@ -112,9 +112,9 @@ final class ShareLock {
      */
     CompletableFuture<Boolean> expire(String token, long millis) {
         if (!replicas.required()) {
-            return client.shareScripts().expire(keys, token, millis);
+            return context.scripts().expire(keys, token, millis);
         }
-        return client.shareScripts().expire(keys, token, millis, replicas).thenApply(acked -> {
+        return context.scripts().expire(keys, token, millis, replicas).thenApply(acked -> {
             if (acked.acks() < replicas.count()) {
                 throw new dev.warden.LockReplicationException("expiry change acknowledged by " + acked.acks()
                         + " of " + replicas.count() + " replicas", (int) acked.acks(), replicas.count());
@@ -129,22 +129,22 @@ final class ShareLock {
      * @param build makes the caller's view of the state from it and the identities of its origins
      */
     <T> CompletableFuture<T> inspectRequest(BiFunction<Replies.ShareState, Map<Tokens.Origin, Identity>, T> build) {
-        return client.inspectShare(keys, client.identityReader(), build);
+        return context.inspect(keys, build);
     }
 
     /** A semaphore's number of permits set to {@code permits}, from this lock's; answers the number it had. */
     CompletableFuture<Long> resizeRequest(long permits) {
-        return client.inFlight().track(InFlight.Kind.WORK,
-                () -> client.shareScripts().resize(keys, kind, capacity, permits));
+        return context.inFlight().track(InFlight.Kind.WORK,
+                () -> context.scripts().resize(keys, kind, capacity, permits));
     }
 
     /** This lock with another capacity and the same replica policy. */
     ShareLock resized(long newCapacity) {
-        return new ShareLock(client, name, kind, newCapacity, replicas);
+        return new ShareLock(context, name, kind, newCapacity, replicas);
     }
 
     CompletableFuture<OptionalLong> forceReleaseRequest(ShareScripts.Holders which) {
-        return client.inFlight().track(InFlight.Kind.WORK,
-                () -> client.shareScripts().forceRelease(keys, kind, which));
+        return context.inFlight().track(InFlight.Kind.WORK,
+                () -> context.scripts().forceRelease(keys, kind, which));
     }
 }

@@ -41,12 +41,16 @@ final class ShareRenewals implements Watchdog.Renewals<ShareLease> {
     @Override
     public CompletableFuture<Watchdog.Verdict[]> renew(List<ShareLease> batch) {
         Replicas replicas = batch.get(0).replicas();
-        return scripts.renew(batch, replicas).thenApply(acked -> {
+        List<Renewal<ShareKeys>> renewals = new ArrayList<>(batch.size());
+        for (ShareLease lease : batch) {
+            renewals.add(new Renewal<>(lease.shareKeys(), lease.token(), lease.leaseMillis));
+        }
+        return scripts.renew(renewals, replicas).thenApply(acked -> {
             if (acked.acks() < replicas.count()) {
                 throw new LockReplicationException("renewal acknowledged by " + acked.acks() + " of "
                         + replicas.count() + " replicas", (int) acked.acks(), replicas.count());
             }
-            return RedisRenewals.verdicts(acked.reply());
+            return Watchdog.Verdict.of(acked.reply());
         });
     }
 

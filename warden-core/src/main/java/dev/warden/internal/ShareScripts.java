@@ -109,20 +109,20 @@ final class ShareScripts {
     }
 
     /** Answers, per lease, whether it was renewed for its lease ms. */
-    CompletableFuture<boolean[]> renew(List<ShareLease> batch) {
+    CompletableFuture<boolean[]> renew(List<Renewal<ShareKeys>> batch) {
         return renew(batch, Replicas.NONE).thenApply(Acked::reply);
     }
 
     /** As {@link #renew(List)}, followed by {@code WAIT} where {@code replicas} are required. */
-    CompletableFuture<Acked<boolean[]>> renew(List<ShareLease> batch, Replicas replicas) {
+    CompletableFuture<Acked<boolean[]>> renew(List<Renewal<ShareKeys>> batch, Replicas replicas) {
         String[] keys = new String[batch.size() * 2];
         String[] args = new String[batch.size() * 2 + 1];
         for (int i = 0; i < batch.size(); i++) {
-            ShareLease lease = batch.get(i);
-            keys[2 * i] = lease.shareKeys().state();
-            keys[2 * i + 1] = lease.shareKeys().holders();
-            args[2 * i] = lease.token();
-            args[2 * i + 1] = Long.toString(lease.leaseMillis);
+            Renewal<ShareKeys> renewal = batch.get(i);
+            keys[2 * i] = renewal.keys().state();
+            keys[2 * i + 1] = renewal.keys().holders();
+            args[2 * i] = renewal.token();
+            args[2 * i + 1] = Long.toString(renewal.millis());
         }
         args[args.length - 1] = RETENTION;
         if (replicas.required()) {

@@ -56,7 +56,7 @@ final class ShareView extends LockBase {
                                              Events.AcquireWatch watch) {
         Thread caller = Thread.currentThread();
         String companion = "";
-        ThreadShares shares = share.client().threadShares();
+        ThreadShares shares = share.context().threadShares();
         if (role == Role.WRITE && shares.held(share.keys(), caller, false) != null) {
             throw new IllegalLockStateException(describe("acquire") + ": this thread holds the read lock; an upgrade "
                     + "would wait for itself. Release the read lock first");
@@ -75,7 +75,7 @@ final class ShareView extends LockBase {
 
     @Override
     Events events() {
-        return share.client().events();
+        return share.context().events();
     }
 
     @Override
@@ -90,22 +90,22 @@ final class ShareView extends LockBase {
 
     @Override
     long defaultLeaseMillis() {
-        return share.client().config().defaultLease().toMillis();
+        return share.context().config().defaultLease().toMillis();
     }
 
     @Override
     Executor callbackExecutor() {
-        return share.client().callbackExecutor();
+        return share.context().callbackExecutor();
     }
 
     @Override
     Spinner spinner() {
-        return share.client().spinner();
+        return share.context().spinner();
     }
 
     @Override
     public LockInfo inspect() {
-        return share.client().await(inspectRequest(), describe("inspect"));
+        return share.context().await(inspectRequest(), describe("inspect"));
     }
 
     @Override
@@ -124,7 +124,7 @@ final class ShareView extends LockBase {
 
     @Override
     public OptionalLong forceRelease() {
-        return share.client().await(share.forceReleaseRequest(role.holders), describe("forced release"));
+        return share.context().await(share.forceReleaseRequest(role.holders), describe("forced release"));
     }
 
     @Override
@@ -140,7 +140,7 @@ final class ShareView extends LockBase {
 
     @Override
     Ticker ticker() {
-        return share.client().ticker();
+        return share.context().ticker();
     }
 
     @Override

@@ -32,7 +32,7 @@ final class SharedResources {
         this.prefix = "warden-" + config.clientName() + "-" + CLIENTS.incrementAndGet();
         this.ownScheduler = config.scheduler().isEmpty();
         this.scheduler = config.scheduler().orElseGet(() -> {
-            ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1, daemonThreads(prefix + "-scheduler"));
+            ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1, DaemonThreads.named(prefix + "-scheduler"));
             own.setRemoveOnCancelPolicy(true);
             return own;
         });
@@ -60,16 +60,6 @@ final class SharedResources {
         return new SharedResources(config);
     }
 
-    /** Daemon threads named {@code prefix-1}, {@code prefix-2}, ... */
-    static ThreadFactory daemonThreads(String prefix) {
-        AtomicInteger count = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
-    }
-
     /** The names of the client's threads, for logs. */
     String prefix() {
         return prefix;
@@ -81,6 +71,11 @@ final class SharedResources {
 
     ClientResources lettuce() {
         return lettuce;
+    }
+
+    /** The threads of user callbacks and async completions. */
+    CallbackPool callbacks() {
+        return callbacks;
     }
 
     ExecutorService callbackExecutor() {

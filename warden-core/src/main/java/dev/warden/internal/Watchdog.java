@@ -33,7 +33,16 @@ final class Watchdog<L extends LeaseBase> {
         /** The lock is no longer this lease's: lost. */
         LOST,
         /** Not decided (no answer, or not from enough servers): tried again soon, until the deadline. */
-        RETRY
+        RETRY;
+
+        /** @return per lease renewed or lost, from a renewal's answers */
+        static Verdict[] of(boolean[] renewed) {
+            Verdict[] verdicts = new Verdict[renewed.length];
+            for (int i = 0; i < renewed.length; i++) {
+                verdicts[i] = renewed[i] ? RENEWED : LOST;
+            }
+            return verdicts;
+        }
     }
 
     /** How the leases of one kind are renewed. */

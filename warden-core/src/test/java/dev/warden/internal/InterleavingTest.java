@@ -218,13 +218,13 @@ class InterleavingTest {
                 return;
             }
             holding = false;
-            client.watchdog().unregister(lease);
+            lock.context().watchdog().unregister(lease);
             sendRelease();
         }
 
         /** The release script of a release already begun. */
         private void sendRelease() throws Exception {
-            Replies.Release status = client.scripts().releaseQueued(lock.keys(), lease.token, client.instanceId(),
+            Replies.Release status = lock.context().scripts().releaseQueued(lock.keys(), lease.token, lock.context().instanceId(),
                     List.of()).get(5, TimeUnit.SECONDS);
             lease.released();
             if (status instanceof Replies.GrantedHere here) {
@@ -246,11 +246,11 @@ class InterleavingTest {
                 throw new AssertionError("the holder's lease was released behind the test's back");
             }
             holding = false;
-            client.watchdog().unregister(lease);
+            lock.context().watchdog().unregister(lease);
             // As RedisLease does: the settling request goes out first in the window, before the new holder's.
             List<CompletableFuture<Boolean>> check = new ArrayList<>();
-            RedisLease successor = waiter.takeOver(lease, client.ticker().read(), null, () -> {
-                check.add(client.scripts().handed(lock.keys(), lease.token, waiter.token()));
+            RedisLease successor = waiter.takeOver(lease, lock.context().ticker().read(), null, () -> {
+                check.add(lock.context().scripts().handed(lock.keys(), lease.token, waiter.token()));
                 inWindow.run();
             });
             if (successor == null) {

@@ -94,33 +94,33 @@ class RepliesTest {
                 1_732_000_000_000_001L, 7));
         assertThat(Replies.grant("b03h1A:0:0")).isEqualTo(new Replies.Grant("b03h1A", 0, 0));
         assertThat(Replies.grant("clientIdWithoutColon")).isNull();
-        assertThatThrownBy(() -> Replies.grant("tok:12")).isInstanceOf(Replies.UnexpectedReplyException.class)
+        assertThatThrownBy(() -> Replies.grant("tok:12")).isInstanceOf(UnexpectedReplyException.class)
                 .hasMessageContaining("tok:12");
-        assertThatThrownBy(() -> Replies.grant("tok:x:1")).isInstanceOf(Replies.UnexpectedReplyException.class);
+        assertThatThrownBy(() -> Replies.grant("tok:x:1")).isInstanceOf(UnexpectedReplyException.class);
     }
 
     @Test
     void aReplyOfAnotherShapeFailsWithALockExceptionNamingTheScript() {
-        assertThatThrownBy(() -> Replies.acquireQueued(List.of(1L, 42L))).isInstanceOf(Replies.UnexpectedReplyException.class)
+        assertThatThrownBy(() -> Replies.acquireQueued(List.of(1L, 42L))).isInstanceOf(UnexpectedReplyException.class)
                 .hasMessageContaining("acquire-queued.lua");
-        assertThatThrownBy(() -> Replies.acquireQueued(List.of(5L))).isInstanceOf(Replies.UnexpectedReplyException.class);
-        assertThatThrownBy(() -> Replies.releaseQueued(List.of(2L))).isInstanceOf(Replies.UnexpectedReplyException.class)
+        assertThatThrownBy(() -> Replies.acquireQueued(List.of(5L))).isInstanceOf(UnexpectedReplyException.class);
+        assertThatThrownBy(() -> Replies.releaseQueued(List.of(2L))).isInstanceOf(UnexpectedReplyException.class)
                 .hasMessageContaining("release-queued.lua");
         assertThatThrownBy(() -> Replies.releaseQueued(List.of(3L, 9L, 1L, 2L, List.of())))
-                .isInstanceOf(Replies.UnexpectedReplyException.class);
-        assertThatThrownBy(() -> Replies.flag("handed", 2L)).isInstanceOf(Replies.UnexpectedReplyException.class);
-        assertThatThrownBy(() -> Replies.acquire(null, 1)).isInstanceOf(Replies.UnexpectedReplyException.class);
-        assertThatThrownBy(() -> Replies.renewed(List.of(1L), 2)).isInstanceOf(Replies.UnexpectedReplyException.class)
+                .isInstanceOf(UnexpectedReplyException.class);
+        assertThatThrownBy(() -> Replies.flag("handed", 2L)).isInstanceOf(UnexpectedReplyException.class);
+        assertThatThrownBy(() -> Replies.acquire(null, 1)).isInstanceOf(UnexpectedReplyException.class);
+        assertThatThrownBy(() -> Replies.renewed(List.of(1L), 2)).isInstanceOf(UnexpectedReplyException.class)
                 .hasMessageContaining("renew.lua");
         assertThatThrownBy(() -> Replies.state(List.of(1L, "2", 3L, 4L, "t", 5L, 6L)))
-                .isInstanceOf(Replies.UnexpectedReplyException.class);
+                .isInstanceOf(UnexpectedReplyException.class);
         assertThatThrownBy(() -> Replies.state(List.of(1L, 2L, 3L, 4L)))
-                .isInstanceOf(Replies.UnexpectedReplyException.class).hasMessageContaining("inspect.lua");
+                .isInstanceOf(UnexpectedReplyException.class).hasMessageContaining("inspect.lua");
         // Held without a holder, or free with one, is no state inspect.lua answers.
         assertThatThrownBy(() -> Replies.state(List.of(1L, 2L, 3L, 4L, "", 5L, -1L)))
-                .isInstanceOf(Replies.UnexpectedReplyException.class);
+                .isInstanceOf(UnexpectedReplyException.class);
         assertThatThrownBy(() -> Replies.state(List.of(0L, 0L, 3L, 4L, "t", 5L, -1L)))
-                .isInstanceOf(Replies.UnexpectedReplyException.class);
-        assertThatThrownBy(() -> Replies.forceReleased(-1L)).isInstanceOf(Replies.UnexpectedReplyException.class);
+                .isInstanceOf(UnexpectedReplyException.class);
+        assertThatThrownBy(() -> Replies.forceReleased(-1L)).isInstanceOf(UnexpectedReplyException.class);
     }
 }

@@ -26,8 +26,8 @@ class SpinningClientTest {
         try (RedisServer server = RedisServer.start();
              LockClient client = LockClient.create(LockConfig.builder().redisUri(server.uri())
                      .commandTimeout(Duration.ofMillis(500)).build())) {
-            Spinner spinner = ((RedisLockClient) client).spinner();
             DistributedLock lock = client.lock("spinning");
+            Spinner spinner = ((RedisLock) lock).context().spinner();
             for (int i = 0; i < 200; i++) {
                 try (Lease lease = lock.acquire()) {
                     assertTrue(lease.isHeld());
