@@ -1,6 +1,7 @@
 /**
  * Warden: distributed locks on Redis with leases, a watchdog, fencing tokens and loud failures.
- * The API is the package {@code dev.warden}; {@code dev.warden.internal} is not exported.
+ * The API is the package {@code dev.warden}; the engine, in the packages under {@code dev.warden.internal}, is not
+ * exported.
  */
 module dev.warden.core {
     requires lettuce.core;

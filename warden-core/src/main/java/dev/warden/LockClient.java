@@ -2,7 +2,7 @@ package dev.warden;
 
 import java.util.Collection;
 
-import dev.warden.internal.Clients;
+import dev.warden.internal.client.Clients;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 

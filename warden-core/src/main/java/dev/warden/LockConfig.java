@@ -1,7 +1,7 @@
 package dev.warden;
 
-import dev.warden.internal.Require;
-import dev.warden.internal.RedisUris;
+import dev.warden.internal.base.Require;
+import dev.warden.internal.wire.RedisUris;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

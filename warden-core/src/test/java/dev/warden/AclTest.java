@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Timeout;
 class AclTest extends RedisTestSupport {
     /** docs/acl.md, from the module directory, where the build runs the tests. */
     private static final Path DOC = Path.of("..", "docs", "acl.md");
-    private static final Path SCRIPTS = Path.of("src/main/resources/dev/warden/internal");
+    private static final Path SCRIPTS = Path.of("src/main/resources/dev/warden/internal/script");
     private static final String USER = "warden";
     private static final String PASSWORD = "acl-test-secret";
     /** The commands the client sends besides those the scripts name: the scripts are passed PUBLISH. */

@@ -200,7 +200,7 @@ class DoctorChecksTest {
     void theAclTrialsTryEveryCommandTheLockScriptsCall() throws IOException {
         Pattern call = Pattern.compile("redis\\.p?call\\(\\s*'(\\w+)'");
         Set<String> called = new TreeSet<>();
-        try (Stream<Path> files = Files.list(Path.of("../warden-core/src/main/resources/dev/warden/internal"))) {
+        try (Stream<Path> files = Files.list(Path.of("../warden-core/src/main/resources/dev/warden/internal/script"))) {
             for (Path file : files.filter(f -> f.toString().endsWith(".lua")).collect(Collectors.toList())) {
                 Matcher m = call.matcher(Files.readString(file, StandardCharsets.UTF_8));
                 while (m.find()) {

@@ -1,0 +1,824 @@
+package dev.warden.internal.lock;
+
+import dev.warden.Lease;
+import dev.warden.LockConnectionException;
+import dev.warden.LockException;
+import dev.warden.LockReplicationException;
+import dev.warden.LockTimeoutException;
+import dev.warden.internal.base.DueFuture;
+import dev.warden.internal.base.Errors;
+import dev.warden.internal.base.Events;
+import dev.warden.internal.base.Futures;
+import dev.warden.internal.lease.LeaseBase;
+import dev.warden.internal.script.Replies;
+import dev.warden.internal.script.Scripts;
+import dev.warden.internal.wait.Notifier;
+import dev.warden.internal.wait.QuietRefresh;
+import dev.warden.internal.wire.InFlight;
+import dev.warden.internal.wire.Replicas;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One acquire, driven by events and never by a blocked thread: try; when held, subscribe to the lock's channel
+ * (then try again, since a release published before the subscription was missed); then wait for a wake-up or for
+ * the holder's TTL to run out, whichever comes first, and try again until the deadline.
+ *
+ * <p>Where waiters queue ({@link RedisLock#queued}: fair mode, and the default mode without replica
+ * acknowledgements) every try of a waiter registers it in the lock's queue; a release grants the lock to the oldest
+ * registered waiter, which then holds it without a further request. A try sent while this client listens on its
+ * grant channel registers the waiter quietly where the server counts the receivers of a publication
+ * ({@link Scripts#receiversCounted}; {@code queue.lua}): it then sends nothing until the holder's TTL runs out (then
+ * its client's {@link QuietRefresh} renews all its quiet waiters of the lock in one request) or its wait ends, and a
+ * release skips it once its client no longer listens. A registration that is not quiet is renewed
+ * with a try at least every {@link Scripts#REARM_MILLIS} ms. A waiter whose wait ends leaves the queue with one request
+ * and no last try. Its lease counts from the sending of the try that the release names (the grant came
+ * after it), for the lease the registration asked for. The default mode's first try is a plain {@code SET NX}
+ * while this client has not waited for the lock lately, and may take a lock whose holder expired ahead of its
+ * queue. In fair mode a waiter whose own client holds the lock holds back its first try for up to
+ * {@link #HOLD_BACK_NANOS}: that holder's release registers it ({@link #board}), in the same script and counting
+ * from that release's sending, as if by its try.
+ *
+ * <p>{@link #result} completes with the lease, with empty when the wait ran out, or exceptionally when Redis
+ * failed. Cancelling it stops waiting; a lease granted at that moment is released.
+ */
+public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
+    private static final Logger LOG = LoggerFactory.getLogger(Acquisition.class);
+    private static final long ONE_MS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * Where waiters queue: how many tries' send times are kept. Tries are sequential, so a grant names the last try
+     * or the one before; a grant that reaches a waiter later than that is also seen by the waiter's own next try.
+     */
+    private static final int ARMS_KEPT = 4;
+    /**
+     * Fair mode: the longest a waiter's first try is held back for the release of a lease of its own client. A
+     * release that comes sooner registers the waiter in its own script; a longer hold lets the waiter register on
+     * its own while the holder works, off the path of the release.
+     */
+    static final long HOLD_BACK_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
+
+    public final DueFuture<Optional<Lease>> result;
+    private final RedisLock lock;
+    private final LockContext context;
+    private final long leaseMillis;
+    private final boolean renewing;
+    private final boolean waits;
+    private final boolean forever;
+    private final long deadline;
+    private final String token;
+    private final boolean fair;
+    /** Whether waiters queue in Redis and releases grant to them ({@link RedisLock#queued}). */
+    private final boolean queued;
+    /** Whether this waiter may register quietly: it queues, and the server counts receivers. */
+    private final boolean quietable;
+    private final long grantMillis;
+    /** Told when this acquisition starts waiting, for the listener. */
+    private final Events.AcquireWatch watch;
+
+    /**
+     * Where this acquisition stands; changed only by {@link #move}. Guarded by this. The acquisition is over once
+     * {@link #result} is done, whatever the phase.
+     */
+    private Phase phase = Phase.IDLE;
+    /** A wake-up came while a try was in flight or the waiter was reserved: try again after. Guarded by this. */
+    private boolean woken;
+    /** Subscribed to the lock's channel in this client's {@link Notifier}. Guarded by this. */
+    private boolean joined;
+    /** The subscription this waiter joined, once joined. Guarded by this. */
+    private CompletableFuture<Void> subscription;
+    /**
+     * The subscription after whose completion this waiter tried once: a try that then still registers it renewing
+     * (the server does not see the subscription, as after a reconnect before the resubscription) renews it on the
+     * timer, never in a loop. Guarded by this.
+     */
+    private CompletableFuture<Void> triedAfter;
+    /**
+     * Whether the last try registered this waiter quietly: when the holder's TTL it saw runs out, it takes part in
+     * its client's {@link QuietRefresh} of the lock instead of trying on its own. Guarded by this.
+     */
+    private boolean quiet;
+    /** Whether the listener heard that this acquisition waits. Guarded by this. */
+    private boolean told;
+    /** The wake-up or hold-back timer, if one is scheduled. Guarded by this. */
+    private ScheduledFuture<?> timer;
+    /** The channel's state when the first try was sent, to tell whether a release was missed. Guarded by this. */
+    private Notifier.Mark markAtSend;
+    /** Where waiters queue: a try of this waiter may have registered it in Redis. Guarded by this. */
+    private boolean registered;
+    /** Whether a try was sent already: a waiter may then be registered, and leaves the waiters on acquiring. */
+    private boolean tried;
+    /** Where waiters queue: when the last tries were sent, by try number modulo {@link #ARMS_KEPT}. */
+    private final long[] armSentAt = new long[ARMS_KEPT];
+    private int arms;
+
+    /**
+     * @param waitNanos how long to wait: 0 for one try, negative for no limit
+     * @param watch     told when the acquisition starts waiting
+     */
+    Acquisition(RedisLock lock, long waitNanos, long leaseMillis, boolean renewing, Events.AcquireWatch watch) {
+        this.watch = watch;
+        this.lock = lock;
+        this.context = lock.context();
+        this.result = new DueFuture<>();
+        this.leaseMillis = leaseMillis;
+        this.renewing = renewing;
+        this.waits = waitNanos != 0;
+        this.forever = waitNanos < 0;
+        this.deadline = context.ticker().read() + Math.max(waitNanos, 0);
+        this.token = context.newToken();
+        this.fair = lock.fair();
+        this.queued = lock.queued();
+        this.quietable = queued && waits && context.scripts().receiversCounted();
+        this.grantMillis = renewing ? Math.min(leaseMillis, LeaseBase.FAIR_GRANT_MILLIS) : leaseMillis;
+    }
+
+    Acquisition start() {
+        context.track(this);
+        if (queued && waits) {
+            context.notifier().register(token, this);
+        }
+        Futures.whenDone(result, (value, error) -> {
+            context.untrack(this);
+            if (queued && waits) {
+                context.notifier().unregister(token);
+            }
+            if (error != null) {
+                leaveQueue(true);
+            }
+        }, "the end of an acquisition", lock.name());
+        wake();
+        return this;
+    }
+
+    /** Where an acquisition stands: what may happen next, and who may move it on. */
+    enum Phase {
+        /** No try in flight: before the first, or waiting for a wake-up, a grant or a timer. */
+        IDLE,
+        /**
+         * Fair mode: the first try is held back for up to {@link #HOLD_BACK_NANOS} while a lease of this client
+         * holds the lock; that lease's release registers the waiter ({@link #board}), or the timer sends the try.
+         */
+        HELD_BACK,
+        /** A try is in flight, sent by this acquisition or by a release of this client that registers it. */
+        TRYING,
+        /** A holder of this client reserved this waiter for a local handover ({@link #takeOver} or not). */
+        RESERVED,
+        /** Granted by a reply, a grant message or a local handover: the lease is being delivered; no more tries. */
+        GRANTED;
+
+        /** @return whether a move from this phase to {@code next} is one the protocol makes */
+        boolean leadsTo(Phase next) {
+            return switch (this) {
+                case IDLE -> next != IDLE;
+                case HELD_BACK -> next == TRYING;
+                case TRYING, RESERVED -> next == IDLE || next == GRANTED;
+                case GRANTED -> false;
+            };
+        }
+    }
+
+    /**
+     * The one place where the phase changes. Guarded by this.
+     *
+     * @throws IllegalStateException for a move the protocol never makes: a bug, which fails the acquisition
+     *                               loudly (through {@link InFlight}) instead of leaving it in a state nobody expects
+     */
+    private void move(Phase next) {
+        if (!phase.leadsTo(next)) {
+            throw new IllegalStateException("acquisition of lock '" + lock.name() + "' moved from " + phase + " to "
+                    + next);
+        }
+        phase = next;
+    }
+
+    /** @return the current phase, for tests */
+    synchronized Phase phase() {
+        return phase;
+    }
+
+    /** @return whether this waiter is registered, subscribed and idle, with no try in flight: for tests */
+    synchronized boolean waitingIdle() {
+        return phase == Phase.IDLE && joined && registered && !woken;
+    }
+
+    /**
+     * Tries now, or as soon as the attempt in flight has answered. Called by timers, the notifier and replies: a
+     * failure here has no caller of its own, so it fails the acquisition.
+     */
+    @Override
+    public void wake() {
+        try {
+            tryNow();
+        } catch (RuntimeException | Error e) {
+            failed(e);
+        }
+    }
+
+    /**
+     * The wait's timer: a quiet waiter whose holder's TTL ran out takes part in its client's refresh of the lock; any
+     * other tries now (its wait may also be over).
+     */
+    private void timerFired() {
+        try {
+            boolean refresh;
+            synchronized (this) {
+                refresh = quiet && refreshable() && (forever || context.ticker().read() - deadline < 0);
+            }
+            if (refresh) {
+                context.quietRefresh().due(lock.keys(), this);
+            } else {
+                tryNow();
+            }
+        } catch (RuntimeException | Error e) {
+            failed(e);
+        }
+    }
+
+    /** Whether a refresh may renew this waiter's registration for it: idle and registered. Guarded by this. */
+    private boolean refreshable() {
+        return phase == Phase.IDLE && !result.isDone() && joined && registered && !woken;
+    }
+
+    @Override
+    public String[] claim(long sentAt) {
+        synchronized (this) {
+            if (!quiet || !refreshable()) {
+                return null;
+            }
+            int arm = sending(sentAt);
+            long left = forever ? -1 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - context.ticker().read()));
+            return new String[] {token, Long.toString(left), Long.toString(grantMillis), Integer.toString(arm)};
+        }
+    }
+
+    @Override
+    public void renewed(long holderTtlMillis) {
+        try {
+            onHeld(holderTtlMillis, true);
+        } catch (RuntimeException | Error e) {
+            failed(e);
+        }
+    }
+
+    @Override
+    public void missed() {
+        try {
+            synchronized (this) {
+                if (phase == Phase.TRYING) {
+                    move(Phase.IDLE);
+                }
+            }
+            tryNow();
+        } catch (RuntimeException | Error e) {
+            failed(e);
+        }
+    }
+
+    @Override
+    public void alone() {
+        wake();
+    }
+
+    private void tryNow() {
+        long sentAt = 0;
+        int arm = 0;
+        Scripts.Try kind = null;
+        boolean undefer = false;
+        boolean expired = false;
+        synchronized (this) {
+            // GRANTED: until the result completes, a try would only take the lock again with this acquisition's
+            // own token (a lease taken over locally has another), which nobody would release.
+            if (result.isDone() || phase == Phase.GRANTED) {
+                return;
+            }
+            if (phase == Phase.TRYING || phase == Phase.RESERVED) {
+                woken = true;
+                return;
+            }
+            if (queued && waits && tried && !forever && phase == Phase.IDLE
+                    && context.ticker().read() - deadline >= 0) {
+                // The wait is over: leave the queue with one request (a grant that reached this waiter meanwhile
+                // is passed on), with no last try.
+                expired = true;
+            } else if (phase == Phase.IDLE && fair && waits && !tried
+                    && context.notifier().defer(lock.keys(), this)) {
+                move(Phase.HELD_BACK);
+                long holdBack = forever ? HOLD_BACK_NANOS
+                        : Math.max(0, Math.min(HOLD_BACK_NANOS, deadline - context.ticker().read()));
+                timer = context.scheduler().schedule(this::wake, holdBack, TimeUnit.NANOSECONDS);
+                return;
+            } else {
+                undefer = phase == Phase.HELD_BACK;
+                sentAt = context.ticker().read();
+                kind = Scripts.Try.of(waits, tried);
+                arm = sending(sentAt);
+                if (!joined) {
+                    // The notifier never calls a waiter under its own lock, so this order (waiter, then notifier)
+                    // cannot deadlock.
+                    markAtSend = waits ? context.notifier().mark(lock.keys(), queued) : null;
+                }
+            }
+        }
+        if (expired) {
+            if (result.complete(Optional.empty())) {
+                leaveQueue(true);
+            }
+            return;
+        }
+        if (undefer) {
+            // Held back, but no release took it along in time: it tries on its own.
+            context.notifier().undefer(lock.keys(), this);
+        }
+        result.due();
+        // A first try on a lock this client has not waited for lately is a plain SET NX, which costs Redis far less
+        // than a script; where the key exists (held, or free with a fence to carry on), the script tries next.
+        if (kind == Scripts.Try.FIRST && !fair && !lock.replicas().required()
+                && !context.notifier().waitedFor(lock.keys(), queued)) {
+            trySet(sentAt);
+        } else {
+            send(kind, arm, sentAt);
+        }
+    }
+
+    /** A first try by {@link Scripts#trySet}; if the key exists, the script's first try follows. */
+    private void trySet(long sentAt) {
+        context.inFlight().send(InFlight.Kind.WORK, () -> context.scripts().trySet(lock.keys(), token, leaseMillis),
+                (reply, error) -> {
+                    if (error != null) {
+                        fail(error, true);
+                    } else if (reply != null) {
+                        onAcquired(0, leaseMillis, 0, sentAt);
+                    } else if (!result.isDone()) {
+                        // Only while someone still waits for it: a try sent after a close (or a give-up) failed the
+                        // result could take the lock for nobody.
+                        if (quietable) {
+                            subscribeThenTry(sentAt);
+                        } else {
+                            send(Scripts.Try.FIRST, 0, sentAt);
+                        }
+                    }
+                }, this::failed);
+    }
+
+    /**
+     * Where the waiter may register quietly and its SET found the key: subscribes first, then sends the script's
+     * first try, which finds the subscription and registers the waiter quietly at once. A try before the
+     * subscription would have to be followed by another once subscribed, since a grant published in between was not
+     * heard. A lock that is free with a fencing counter costs the subscription for nothing; the channel then
+     * lingers, and the client's next tries of the lock go straight to the script.
+     */
+    private void subscribeThenTry(long sentAt) {
+        CompletableFuture<Void> subscribed = joinChannel();
+        synchronized (this) {
+            triedAfter = subscribed;
+        }
+        context.inFlight().send(InFlight.Kind.WORK, () -> subscribed, (ignored, e) -> {
+            if (e != null) {
+                fail(e, false);
+            } else if (!result.isDone()) {
+                send(Scripts.Try.FIRST, 0, sentAt);
+            }
+        }, this::failed);
+    }
+
+    /** Sends a try of this kind and acts on its reply; {@code sentAt} is when the try (or the SET before) was sent. */
+    private void send(Scripts.Try kind, int arm, long sentAt) {
+        Replicas replicas = lock.replicas();
+        if (queued) {
+            // Quiet only once this client's subscription is complete: the script's probe then confirms that Redis
+            // has it (not so before the resubscription after a reconnect). A probe alone could also be answered by
+            // someone else's pattern subscription.
+            long quietWait = !quietable || context.notifier().mark(lock.keys(), queued) == null ? Scripts.RENEWING
+                    : forever ? -1 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - context.ticker().read()));
+            context.inFlight().send(InFlight.Kind.WORK, () -> context.scripts().acquireQueued(lock.keys(), token,
+                    leaseMillis, kind, arm, grantMillis, context.instanceId(), fair, quietWait), (reply, error) -> {
+                        if (error != null) {
+                            fail(error, true);
+                        } else {
+                            onReply(reply, 0, sentAt);
+                        }
+                    }, this::failed);
+        } else if (replicas.required()) {
+            context.inFlight().send(InFlight.Kind.WORK, () -> context.scripts().acquire(lock.keys(), token,
+                    leaseMillis, kind, replicas), (acked, error) -> {
+                        if (error != null) {
+                            fail(error, true);
+                        } else {
+                            onReply(acked.reply(), acked.acks(), sentAt);
+                        }
+                    }, this::failed);
+        } else {
+            context.inFlight().send(InFlight.Kind.WORK, () -> context.scripts().acquire(lock.keys(), token,
+                    leaseMillis, kind, false), (reply, error) -> {
+                        if (error != null) {
+                            fail(error, true);
+                        } else {
+                            onReply(reply, 0, sentAt);
+                        }
+                    }, this::failed);
+        }
+    }
+
+    /**
+     * A request that could not be sent, or a callback on a reply that threw: the acquisition fails with it, and
+     * nothing is left waiting for a reply that will not come.
+     */
+    private void failed(Throwable error) {
+        fail(error, false);
+    }
+
+    /** A try's reply, with the replicas that acknowledged it (0 where none are asked for). */
+    private void onReply(Replies.Acquire reply, long acks, long sentAt) {
+        if (reply instanceof Replies.Acquired acquired) {
+            onAcquired(acquired.fence(), acquired.grantedMillis(), acks, sentAt);
+        } else {
+            Replies.Held held = (Replies.Held) reply;
+            onHeld(held.holderTtlMillis(), held.quiet());
+        }
+    }
+
+    private void onAcquired(long fence, long grantedMillis, long acks, long sentAt) {
+        if (acks < lock.replicas().count()) {
+            undo(acks);
+        } else {
+            grant(fence, sentAt, grantedMillis, (int) acks, null);
+        }
+    }
+
+    /**
+     * A try found the lock held (or free with earlier waiters queued): wait for a wake-up, a grant, the holder's TTL
+     * or the deadline.
+     *
+     * @param quiet whether the try registered this waiter quietly, so that it need not renew its registration
+     */
+    private void onHeld(long holderTtlMillis, boolean quiet) {
+        if (result.isDone()) {
+            return;
+        }
+        result.notDue();
+        long now = context.ticker().read();
+        if (!waits || (!forever && now - deadline >= 0)) {
+            if (result.complete(Optional.empty())) {
+                leaveQueue(true);
+            }
+            return;
+        }
+        boolean join = false;
+        boolean retry = false;
+        boolean tell = false;
+        CompletableFuture<Void> retryAfter = null;
+        Notifier.Mark mark = null;
+        synchronized (this) {
+            // GRANTED: a grant message overtook this try's reply; the lease is on its way.
+            if (result.isDone() || phase == Phase.GRANTED) {
+                return;
+            }
+            move(Phase.IDLE);
+            this.quiet = quiet;
+            tell = !told;
+            told = true;
+            if (!joined) {
+                join = true;
+                mark = markAtSend;
+            } else if (woken) {
+                retry = true;
+            } else if (!quiet && subscription != triedAfter) {
+                // Joined, but no try sent since the subscription completed has answered yet: a grant published
+                // before it was not heard; try once more when it is complete (at once if it is). A later try that
+                // still does not register quietly (Redis does not have the subscription yet, as after a reconnect)
+                // renews on the timer.
+                retryAfter = subscription;
+                triedAfter = subscription;
+            } else {
+                timer = context.scheduler().schedule(this::timerFired, delay(holderTtlMillis, quiet),
+                        TimeUnit.NANOSECONDS);
+            }
+        }
+        if (tell) {
+            watch.waiting();
+        }
+        if (join) {
+            CompletableFuture<Void> joining = joinChannel();
+            if (quiet || context.notifier().unbroken(context.notifier().channel(lock.keys(), queued), mark)) {
+                // The try found this client listening, or the channel was subscribed without a break since before
+                // the try was sent and no release was heard since: wait, as a retry would only fail.
+                waitForWake(holderTtlMillis, quiet);
+                return;
+            }
+            synchronized (this) {
+                triedAfter = joining;
+            }
+            retryAfter = joining;
+        }
+        if (retryAfter != null) {
+            CompletableFuture<Void> subscribed = retryAfter;
+            context.inFlight().send(InFlight.Kind.WORK, () -> subscribed, (ignored, e) -> {
+                if (e != null) {
+                    fail(e, false);
+                } else {
+                    wake();
+                }
+            }, this::failed);
+        } else if (retry) {
+            wake();
+        }
+    }
+
+    /** Joins the lock's channel in this client's notifier, once; returns the subscription. */
+    private CompletableFuture<Void> joinChannel() {
+        synchronized (this) {
+            if (joined) {
+                return subscription;
+            }
+            joined = true;
+            // The notifier never calls a waiter under its own lock, so this order (waiter, then notifier) cannot
+            // deadlock.
+            subscription = context.notifier().join(context.notifier().channel(lock.keys(), queued), this);
+            return subscription;
+        }
+    }
+
+    /**
+     * Too few replicas acknowledged the grant: a failover could grant the lock again, so give it back and fail.
+     */
+    private void undo(long acks) {
+        int required = lock.replicas().count();
+        LockReplicationException failure = new LockReplicationException(lock.describe("acquire") + ": granted but "
+                + "acknowledged by " + acks + " of " + required + " replicas within "
+                + lock.replicas().timeoutMillis() + " ms; released again", (int) acks, required);
+        context.inFlight().sendCleanup(lock.name(), () -> lock.release(token), (reply, e) -> {
+            if (e != null) {
+                failure.addSuppressed(Errors.translate(e, lock.describe("release after too few acknowledgements")));
+            }
+            context.notifier().wakeOne(lock.keys(), queued);
+            result.completeExceptionally(failure);
+        }, e -> {
+            failure.addSuppressed(e);
+            result.completeExceptionally(failure);
+        });
+    }
+
+    @Override
+    public boolean reserve() {
+        synchronized (this) {
+            // A handover carries no acknowledgement count, so locks that need one never take it (their waiters do
+            // not queue, and nobody asks them).
+            if (result.isDone() || phase != Phase.IDLE || !joined || lock.replicas().required()) {
+                return false;
+            }
+            move(Phase.RESERVED);
+            cancelTimer();
+            return true;
+        }
+    }
+
+    @Override
+    public void assigned(long fence, int arm, List<String> upcoming) {
+        long sentAt;
+        int sent;
+        boolean known;
+        synchronized (this) {
+            sent = arms;
+            known = arm >= 0 && arm < sent && arm >= sent - ARMS_KEPT;
+            sentAt = known ? armSentAt[arm % ARMS_KEPT] : 0;
+        }
+        // The lease counts from the sending of the try the grant names: a quiet waiter's may be long past, and a
+        // grant's lease counted from it would have run out, or nearly, by the local clock.
+        if (known && context.ticker().read() - sentAt <= TimeUnit.MILLISECONDS.toNanos(grantMillis) / 2) {
+            grant(fence, sentAt, grantMillis, 0, upcoming);
+        } else {
+            // Too old to date: the next try finds the lock held by this token and reports its remaining lease,
+            // counted from that try's sending.
+            LOG.debug("grant of lock '{}' names try {} of {}; trying again", lock.name(), arm, sent);
+            wake();
+        }
+    }
+
+    /**
+     * Makes the lease of a grant, once: where waiters queue, a release's announcement and this acquisition's own try
+     * may both report the same grant.
+     *
+     * @param sentAt      when a request was sent that the grant came after
+     * @param grantedMillis the lease the grant set, from then
+     * @param upcoming    where waiters queue: the tokens queued behind this one, if known
+     */
+    private void grant(long fence, long sentAt, long grantedMillis, int acks, List<String> upcoming) {
+        synchronized (this) {
+            if (phase == Phase.GRANTED) {
+                return;
+            }
+            move(Phase.GRANTED);
+        }
+        RedisLease lease = new RedisLease(lock, token, fence, leaseMillis, renewing, sentAt, acks, grantedMillis,
+                upcoming);
+        if (fair && waits) {
+            context.notifier().holding(lock.keys(), token);
+        }
+        context.watchdog().register(lease);
+        deliver(lease);
+    }
+
+    /** Hands a granted lease to the caller; one nobody takes any more (the acquire was cancelled) is given back. */
+    private void deliver(RedisLease lease) {
+        leaveQueue(false);
+        if (!result.complete(Optional.of(lease))) {
+            lease.abandon();
+        }
+    }
+
+    /**
+     * A holder of this client passes the lock on without a request, at ticker time {@code now}; called with this
+     * waiter reserved.
+     *
+     * @param upcoming fair mode: the tokens queued behind this waiter, first first, as far as known (else null)
+     * @param before   runs once the waiter is committed, before its new lease is handed out: a request sent here
+     *                 reaches Redis ahead of any the new holder sends
+     * @return the waiter's new lease, or null if this waiter cannot take it so (the holder then releases through
+     *         Redis)
+     */
+    RedisLease takeOver(RedisLease from, long now, List<String> upcoming, Runnable before) {
+        synchronized (this) {
+            // Only a waiter that a holder reserved is asked; a grant may have come first.
+            if (!renewing || phase != Phase.RESERVED) {
+                return null;
+            }
+            move(Phase.GRANTED);
+        }
+        // The holder's release removes this waiter's registration, in the request that settles it.
+        RedisLease lease = from.successor(now, upcoming);
+        before.run();
+        deliver(lease);
+        return lease;
+    }
+
+    @Override
+    public void holderChanged(long grantMillis) {
+        synchronized (this) {
+            if (result.isDone() || phase != Phase.IDLE || timer == null) {
+                return;
+            }
+            long delay = delay(grantMillis, true);
+            if (timer.getDelay(TimeUnit.NANOSECONDS) <= delay) {
+                return;
+            }
+            timer.cancel(false);
+            timer = context.scheduler().schedule(this::timerFired, delay, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public void unreserve() {
+        synchronized (this) {
+            if (phase == Phase.RESERVED) {
+                move(Phase.IDLE);
+            }
+        }
+        wake();
+    }
+
+    /**
+     * A try goes out now, sent at {@code sentAt}, by this acquisition or by a release that registers it; guarded by
+     * this.
+     *
+     * @return the try's number where waiters queue (its arm), else 0
+     */
+    private int sending(long sentAt) {
+        move(Phase.TRYING);
+        woken = false;
+        cancelTimer();
+        tried = true;
+        if (!queued) {
+            return 0;
+        }
+        int arm = arms++;
+        armSentAt[arm % ARMS_KEPT] = sentAt;
+        registered |= waits;
+        return arm;
+    }
+
+    /** Guarded by this. */
+    private void cancelTimer() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+    }
+
+    @Override
+    public String[] board(long sentAt) {
+        int arm;
+        synchronized (this) {
+            // Only a waiter that has not tried yet: idle, or held back for the lease whose release asks.
+            if (result.isDone() || tried || (phase != Phase.IDLE && phase != Phase.HELD_BACK)) {
+                return null;
+            }
+            arm = sending(sentAt);
+            markAtSend = context.notifier().mark(lock.keys(), queued);
+        }
+        return new String[] {token, Integer.toString(arm), Long.toString(grantMillis)};
+    }
+
+    @Override
+    public void boarded(boolean registered) {
+        if (registered) {
+            onHeld(-1, false);
+        } else {
+            synchronized (this) {
+                if (phase == Phase.TRYING) {
+                    move(Phase.IDLE);
+                }
+            }
+            wake();
+        }
+    }
+
+    @Override
+    public String token() {
+        return token;
+    }
+
+    @Override
+    public long leaseMillis() {
+        return leaseMillis;
+    }
+
+    /** After joining an already-subscribed channel: wait like any waiter, unless a wake came meanwhile. */
+    private void waitForWake(long holderTtlMillis, boolean quiet) {
+        boolean retry;
+        synchronized (this) {
+            if (result.isDone()) {
+                return;
+            }
+            retry = woken;
+            if (!retry) {
+                timer = context.scheduler().schedule(this::timerFired, delay(holderTtlMillis, quiet),
+                        TimeUnit.NANOSECONDS);
+            }
+        }
+        if (retry) {
+            wake();
+        }
+    }
+
+    /** How long to wait for a wake-up before trying again: at most until the holder's TTL or the deadline. */
+    private long delay(long holderTtlMillis, boolean quiet) {
+        long delay = holderTtlMillis > 0
+                ? TimeUnit.MILLISECONDS.toNanos(holderTtlMillis) + ONE_MS
+                : TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+        if (queued && !(quiet && holderTtlMillis > 0)) {
+            delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(Scripts.REARM_MILLIS));
+        }
+        if (!forever) {
+            delay = Math.min(delay, deadline - context.ticker().read());
+        }
+        return Math.max(delay, 0);
+    }
+
+    private void fail(Throwable error, boolean mayHaveAcquired) {
+        LockException failure = Errors.translate(error, lock.describe("acquire"));
+        if (mayHaveAcquired && !(queued && waits)
+                && (failure instanceof LockTimeoutException || failure instanceof LockConnectionException)) {
+            // The script may have run although no answer came back: release by token so the lock is not held
+            // until its lease ends by nobody. (A fair waiter does so when it leaves the queue.)
+            releaseInBackground("clean-up of failed acquire");
+        }
+        result.completeExceptionally(failure);
+    }
+
+    private void leaveQueue(boolean passWake) {
+        boolean wasJoined;
+        boolean deregister;
+        synchronized (this) {
+            cancelTimer();
+            wasJoined = joined;
+            joined = false;
+            deregister = passWake && registered && phase != Phase.GRANTED;
+            registered = false;
+        }
+        if (wasJoined) {
+            context.notifier().leave(context.notifier().channel(lock.keys(), queued), this, passWake);
+        }
+        if (deregister) {
+            // A fair waiter that gives up leaves the server's queue; if a grant reached its token meanwhile, this
+            // release passes the lock on. If it fails, the registration expires.
+            releaseInBackground("leaving the queue");
+        }
+    }
+
+    /**
+     * Releases by this acquisition's token, in the background: a clean-up nobody waits for. A failure is logged
+     * only, since the lock (or registration) then expires on its own.
+     */
+    private void releaseInBackground(String purpose) {
+        context.inFlight().sendCleanup(lock.name(), () -> lock.release(token), (reply, e) -> {
+            if (e != null) {
+                LOG.debug("{} of '{}' failed: {}", purpose, lock.name(), e.toString());
+            }
+        }, e -> LOG.warn("{} of '{}' failed: {}", purpose, lock.name(), e.toString()));
+    }
+}

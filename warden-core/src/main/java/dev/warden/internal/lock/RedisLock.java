@@ -1,0 +1,276 @@
+package dev.warden.internal.lock;
+
+import dev.warden.DistributedLock;
+import dev.warden.Lease;
+import dev.warden.LockInfo;
+import dev.warden.Ticker;
+import dev.warden.internal.base.Events;
+import dev.warden.internal.base.Futures;
+import dev.warden.internal.base.Require;
+import dev.warden.internal.base.Spinner;
+import dev.warden.internal.lease.LockBase;
+import dev.warden.internal.lease.ThreadHolds;
+import dev.warden.internal.script.LockKeys;
+import dev.warden.internal.script.Replies;
+import dev.warden.internal.wait.Notifier;
+import dev.warden.internal.wire.InFlight;
+import dev.warden.internal.wire.Replicas;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.locks.Lock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** A named lock of one client. Stateless apart from its {@link Lock} view. */
+public final class RedisLock extends LockBase {
+    private static final Logger LOG = LoggerFactory.getLogger(RedisLock.class);
+    private final LockContext context;
+    private final String name;
+    private final LockKeys keys;
+    private final Replicas replicas;
+    private final boolean fair;
+    private final boolean queued;
+
+    public RedisLock(LockContext context, String name, Replicas replicas) {
+        this.context = context;
+        this.name = name;
+        this.keys = LockKeys.of(context.config().keyPrefix(), name);
+        this.replicas = replicas;
+        this.fair = context.config().fair();
+        this.queued = fair || !replicas.required();
+    }
+
+    /** @return whether this lock grants in strict arrival order, also within a client (fair mode) */
+    public boolean fair() {
+        return fair;
+    }
+
+    /**
+     * @return whether this lock's waiters queue in Redis and a release grants the lock to the oldest of them: in
+     *         fair mode, and in the default mode unless grants need replica acknowledgements (a grant made inside
+     *         a release could not wait for them), where a release wakes the waiters to try again instead
+     */
+    boolean queued() {
+        return queued;
+    }
+
+    /**
+     * Releases the lock if this token holds it, in this lock's mode. Where waiters queue ({@link #queued}) this also
+     * takes the token out of the queue, and a grant to a waiter of this client is passed to that waiter here (the
+     * script announces only grants to other clients).
+     *
+     * @return completes with whether the token still held the lock
+     */
+    public CompletableFuture<Boolean> release(String token) {
+        if (!queued) {
+            return context.scripts().release(keys, token, context.instanceId());
+        }
+        return releaseQueued(token, List.of()).thenApply(Replies.Release::held);
+    }
+
+    /**
+     * Releases by token where waiters queue, registering first the waiters of this client that fair mode held back
+     * for this lease ({@link Notifier#board}); each is told whether the script ran.
+     */
+    CompletableFuture<Replies.Release> releaseQueued(String token, List<Notifier.Waiter> held) {
+        List<Notifier.Waiter> riders = new ArrayList<>(held.size());
+        List<String> args = board(held, riders);
+        // Without an answer the lease's hold-back ends and every rider tries on its own.
+        Runnable failed = () -> {
+            endHoldBack(token);
+            riders.forEach(waiter -> waiter.boarded(false));
+        };
+        CompletableFuture<Replies.Release> reply;
+        try {
+            reply = context.scripts().releaseQueued(keys, token, context.instanceId(), args);
+        } catch (RuntimeException e) {
+            failed.run();
+            throw e;
+        }
+        return reply.whenComplete((list, error) -> {
+            if (error != null) {
+                failed.run();
+            }
+        }).thenApply(status -> {
+            if (status instanceof Replies.GrantedHere here) {
+                String granted = here.token();
+                if (!context.notifier().assigned(granted, here.fence(), here.arm(), here.upcoming())) {
+                    // Granted to a token of this client that no longer waits (it gave up, or took the lock over
+                    // locally and its registration outlived a failed removal): pass the lock on.
+                    context.inFlight().sendCleanup(name, () -> releaseQueued(granted, List.of()),
+                            (ignored, e) -> {
+                                if (e != null) {
+                                    LOG.debug("passing on a grant of '{}' to a gone waiter failed: {}", name,
+                                            e.toString());
+                                }
+                            }, e -> LOG.warn("passing on a grant of '{}' to a gone waiter failed", name, e));
+                }
+            }
+            // After the grant: a waiter held back for this lease waits on if a waiter of this client holds next.
+            endHoldBack(token);
+            riders.forEach(waiter -> waiter.boarded(status.held()));
+            return status;
+        });
+    }
+
+    /**
+     * Fair mode: after a waiter of this client took the lock over locally from the lease with {@code token},
+     * removes its registration and registers the waiters held back for that lease ({@link Notifier#passOn}); each
+     * is told whether the script ran. Completes with the first tokens of the queue, or null if the key no longer
+     * holds the token.
+     */
+    CompletableFuture<List<String>> consumeFair(String token, String waiter, List<Notifier.Waiter> held) {
+        List<Notifier.Waiter> riders = new ArrayList<>(held.size());
+        List<String> args = board(held, riders);
+        CompletableFuture<List<String>> reply;
+        try {
+            reply = context.scripts().consumeFair(keys, token, waiter, context.instanceId(), args);
+        } catch (RuntimeException e) {
+            riders.forEach(rider -> rider.boarded(false));
+            throw e;
+        }
+        return reply.whenComplete((queue, error) -> riders.forEach(rider -> rider.boarded(error == null)));
+    }
+
+    /** Fair mode: the lease with that token no longer holds back this client's waiters ({@link Notifier#ended}). */
+    private void endHoldBack(String token) {
+        if (fair) {
+            context.notifier().ended(keys, token);
+        }
+    }
+
+    /** The registrations of waiters held back for a lease, for its script to make; {@code riders} gets them. */
+    private List<String> board(List<Notifier.Waiter> held, List<Notifier.Waiter> riders) {
+        if (held.isEmpty()) {
+            // Every release but fair mode's after a hold-back: no list, no clock read.
+            return List.of();
+        }
+        List<String> args = new ArrayList<>(held.size() * 3);
+        long sentAt = context.ticker().read();
+        for (Notifier.Waiter waiter : held) {
+            String[] registration = waiter.board(sentAt);
+            if (registration != null) {
+                riders.add(waiter);
+                args.addAll(Arrays.asList(registration));
+            }
+        }
+        return args;
+    }
+
+    /** @return how many replicas must acknowledge this lock's grants and renewals */
+    public Replicas replicas() {
+        return replicas;
+    }
+
+    @Override
+    public DistributedLock withReplicaAcks(int replicas, Duration timeout) {
+        Require.replicaAcks(replicas, timeout, context.config().commandTimeout());
+        if (fair && replicas > 0) {
+            throw new UnsupportedOperationException("replica acknowledgements are not supported in fair mode");
+        }
+        return new RedisLock(context, name, Replicas.of(replicas, timeout));
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    public LockKeys keys() {
+        return keys;
+    }
+
+    /** Names an operation on this lock for error messages, with its key. */
+    @Override
+    public String describe(String operation) {
+        return operation + " of lock '" + name + "' (key " + keys.lock() + ")";
+    }
+
+    @Override
+    public ThreadHolds threadHolds() {
+        return context().threadHolds();
+    }
+
+    public LockContext context() {
+        return context;
+    }
+
+    @Override
+    public Events events() {
+        return context.events();
+    }
+
+    @Override
+    public LockInfo inspect() {
+        return context.await(inspectRequest(), describe("inspect"));
+    }
+
+    @Override
+    public CompletableFuture<LockInfo> inspectAsync() {
+        return Futures.publish(this::inspectRequest, context.callbackExecutor(), describe("inspect"));
+    }
+
+    private CompletableFuture<LockInfo> inspectRequest() {
+        return context.inspect(name, keys);
+    }
+
+    @Override
+    public OptionalLong forceRelease() {
+        return context.await(forceReleaseRequest(), describe("forced release"));
+    }
+
+    @Override
+    public CompletableFuture<OptionalLong> forceReleaseAsync() {
+        return Futures.publish(this::forceReleaseRequest, context.callbackExecutor(), describe("forced release"));
+    }
+
+    private CompletableFuture<OptionalLong> forceReleaseRequest() {
+        return context.inFlight().track(InFlight.Kind.WORK,
+                () -> context.scripts().forceRelease(keys, context.instanceId(), queued)).thenApply(removed -> {
+                    context.notifier().wakeOne(keys, queued);
+                    return removed;
+                });
+    }
+
+    @Override
+    public Ticker ticker() {
+        return context.ticker();
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedLock{" + name + "}";
+    }
+
+    @Override
+    public CompletableFuture<Optional<Lease>> start(long waitNanos, long leaseMillis, boolean renewing,
+                                             Events.AcquireWatch watch) {
+        return new Acquisition(this, waitNanos, leaseMillis, renewing, watch).start().result;
+    }
+
+    @Override
+    public CompletableFuture<Boolean> abandon(Lease lease) {
+        return ((RedisLease) lease).abandon();
+    }
+
+    @Override
+    public long defaultLeaseMillis() {
+        return context.config().defaultLease().toMillis();
+    }
+
+    @Override
+    public Executor callbackExecutor() {
+        return context.callbackExecutor();
+    }
+
+    @Override
+    public Spinner spinner() {
+        return context.spinner();
+    }
+}

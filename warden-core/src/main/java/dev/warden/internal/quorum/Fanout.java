@@ -1,0 +1,121 @@
+package dev.warden.internal.quorum;
+
+import dev.warden.internal.base.Errors;
+import dev.warden.internal.wait.Deployment;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * Sends one operation to every server of a quorum in parallel and collects each answer or failure, in server
+ * order. A server that fails does not fail the whole: the caller counts, and the server logs it
+ * ({@link QuorumNode#failed}). The result completes as soon as the
+ * caller's rule decides (a majority agreed, or can no longer agree), so that a slow or paused server does not hold
+ * up the rest; answers still missing then are {@link Outcome#pending()}.
+ */
+final class Fanout {
+    private static final Throwable PENDING = new Throwable("no answer yet", null, false, false) {
+    };
+
+    /** One server's answer: a value, a failure, or not yet. */
+    record Outcome<T>(T value, Throwable error) {
+        boolean ok() {
+            return error == null;
+        }
+
+        /** @return whether the server had not answered when the result was decided */
+        boolean pending() {
+            return error == PENDING;
+        }
+
+        /** @return whether the server answered with a failure */
+        boolean failed() {
+            return error != null && error != PENDING;
+        }
+    }
+
+    private Fanout() {
+    }
+
+    /** Waits for every server's answer. */
+    static <T> CompletableFuture<List<Outcome<T>>> all(List<QuorumNode> nodes,
+                                                       Function<Deployment, CompletableFuture<T>> operation) {
+        return until(nodes, operation, outcomes -> false);
+    }
+
+    /**
+     * Completes when {@code decided} holds for the answers so far (missing ones pending), or when all answered.
+     */
+    static <T> CompletableFuture<List<Outcome<T>>> until(List<QuorumNode> nodes,
+                                                         Function<Deployment, CompletableFuture<T>> operation,
+                                                         Predicate<List<Outcome<T>>> decided) {
+        CompletableFuture<List<Outcome<T>>> result = new CompletableFuture<>();
+        @SuppressWarnings("unchecked")
+        Outcome<T>[] answers = new Outcome[nodes.size()];
+        Arrays.fill(answers, new Outcome<T>(null, PENDING));
+        int[] missing = {nodes.size()};
+        for (int i = 0; i < nodes.size(); i++) {
+            int index = i;
+            CompletableFuture<T> future;
+            try {
+                future = operation.apply(nodes.get(i).server());
+            } catch (RuntimeException e) {
+                future = CompletableFuture.failedFuture(e);
+            }
+            QuorumNode node = nodes.get(i);
+            future.whenComplete((value, error) -> {
+                if (error != null) {
+                    node.failed(error);
+                }
+                List<Outcome<T>> snapshot;
+                boolean done;
+                synchronized (answers) {
+                    answers[index] = new Outcome<>(value, error);
+                    missing[0]--;
+                    snapshot = new ArrayList<>(Arrays.asList(answers));
+                    done = missing[0] == 0;
+                }
+                try {
+                    if (!result.isDone() && (done || decided.test(snapshot))) {
+                        result.complete(snapshot);
+                    }
+                } catch (RuntimeException | Error e) {
+                    // A rule that throws fails the fan-out rather than leave its caller waiting.
+                    result.completeExceptionally(e);
+                }
+            });
+        }
+        return result;
+    }
+
+    /** @return how many servers answered with a value that {@code yes} accepts */
+    static <T> int count(List<Outcome<T>> outcomes, Predicate<T> yes) {
+        int n = 0;
+        for (Outcome<T> outcome : outcomes) {
+            n += outcome.ok() && yes.test(outcome.value()) ? 1 : 0;
+        }
+        return n;
+    }
+
+    /** @return how many servers answered with a failure */
+    static int failures(List<? extends Outcome<?>> outcomes) {
+        int failed = 0;
+        for (Outcome<?> outcome : outcomes) {
+            failed += outcome.failed() ? 1 : 0;
+        }
+        return failed;
+    }
+
+    /** @return the first failure, or null if none failed */
+    static Throwable firstFailure(List<? extends Outcome<?>> outcomes) {
+        for (Outcome<?> outcome : outcomes) {
+            if (outcome.failed()) {
+                return Errors.unwrap(outcome.error());
+            }
+        }
+        return null;
+    }
+}

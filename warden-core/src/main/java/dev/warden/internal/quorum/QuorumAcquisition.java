@@ -1,0 +1,286 @@
+package dev.warden.internal.quorum;
+
+import dev.warden.Lease;
+import dev.warden.LockException;
+import dev.warden.internal.base.Errors;
+import dev.warden.internal.base.Events;
+import dev.warden.internal.base.Futures;
+import dev.warden.internal.lease.LeaseBase;
+import dev.warden.internal.script.Replies;
+import dev.warden.internal.script.Scripts;
+import dev.warden.internal.wait.Deployment;
+import dev.warden.internal.wait.Notifier;
+import dev.warden.internal.wire.InFlight;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One acquire of a quorum lock: the acquire script on every server in parallel; granted when a majority granted
+ * it and time is left of the lease (validity = lease - elapsed since sending - drift); then the fences are raised
+ * to the highest of the majority, so that the lease's token exceeds every earlier holder's on every server that
+ * granted it. Otherwise every grant is given back, and, when waiting, the acquisition waits for a release on any
+ * server (or the holder's TTL, or a short random delay after a split vote) and tries again.
+ */
+public final class QuorumAcquisition implements Notifier.Waiter {
+    private static final Logger LOG = LoggerFactory.getLogger(QuorumAcquisition.class);
+    private static final long SPLIT_DELAY_MAX_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    public final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
+    private final QuorumLock lock;
+    private final QuorumContext context;
+    private final long leaseMillis;
+    private final boolean renewing;
+    private final boolean waits;
+    private final boolean forever;
+    private final long deadline;
+    private final String token;
+
+    // Guarded by this.
+    private boolean inFlight;
+    private boolean woken;
+    private boolean joined;
+    /** Whether a try was sent already: a waiter may then be registered, and leaves the waiters on acquiring. */
+    private boolean tried;
+    private ScheduledFuture<?> timer;
+    /** Told when this acquisition starts waiting, for the listener. */
+    private final Events.AcquireWatch watch;
+
+    QuorumAcquisition(QuorumLock lock, long waitNanos, long leaseMillis, boolean renewing,
+                      Events.AcquireWatch watch) {
+        this.watch = watch;
+        this.lock = lock;
+        this.context = lock.context();
+        this.leaseMillis = leaseMillis;
+        this.renewing = renewing;
+        this.waits = waitNanos != 0;
+        this.forever = waitNanos < 0;
+        this.deadline = context.ticker().read() + Math.max(waitNanos, 0);
+        this.token = context.newToken();
+    }
+
+    QuorumAcquisition start() {
+        context.track(this);
+        Futures.whenDone(result, (value, error) -> {
+            context.untrack(this);
+            leave(error != null || value.isEmpty());
+        }, "the end of an acquisition", lock.name());
+        wake();
+        return this;
+    }
+
+    @Override
+    public void wake() {
+        Scripts.Try kind;
+        synchronized (this) {
+            if (result.isDone()) {
+                return;
+            }
+            if (inFlight) {
+                woken = true;
+                return;
+            }
+            inFlight = true;
+            woken = false;
+            kind = Scripts.Try.of(waits, tried);
+            tried = true;
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
+            }
+        }
+        long sentAt = context.ticker().read();
+        context.inFlight().send(InFlight.Kind.WORK, () -> Fanout.until(context.quorum().nodes(),
+                server -> server.scripts().acquire(lock.keys(), token, leaseMillis, kind, true),
+                outcomes -> context.quorum().decided(outcomes, Replies.Acquired.class::isInstance)),
+                (outcomes, error) -> {
+                    if (error != null) {
+                        failed(error);
+                    } else {
+                        onReplies(outcomes, sentAt);
+                    }
+                }, this::failed);
+    }
+
+    /** A callback that threw, or a fan-out that failed: the acquisition fails with it rather than hang. */
+    private void failed(Throwable error) {
+        if (result.completeExceptionally(Errors.translate(error, lock.describe("acquire")))) {
+            giveBack(null);
+        }
+    }
+
+    private void onReplies(List<Fanout.Outcome<Replies.Acquire>> outcomes, long sentAt) {
+        int granted = 0;
+        long fence = 0;
+        long holderTtl = Long.MAX_VALUE;
+        int held = 0;
+        for (Fanout.Outcome<Replies.Acquire> outcome : outcomes) {
+            if (!outcome.ok()) {
+                continue;
+            }
+            if (outcome.value() instanceof Replies.Acquired acquired) {
+                granted++;
+                fence = Math.max(fence, acquired.fence());
+            } else {
+                held++;
+                holderTtl = Math.min(holderTtl, ((Replies.Held) outcome.value()).holderTtlMillis());
+            }
+        }
+        if (granted >= context.quorum().majority() && validity(sentAt) > 0) {
+            raise(fence, sentAt);
+            return;
+        }
+        giveBack(outcomes);
+        LockException failure = lock.quorumFailure(outcomes, "acquire");
+        if (failure != null) {
+            result.completeExceptionally(failure);
+            return;
+        }
+        // Held by another owner on enough servers to block a majority: wait for a release or its TTL; otherwise
+        // a split vote between contenders: retry after a short random delay so that one of them wins.
+        long delay = context.quorum().outOfReach(held)
+                ? TimeUnit.MILLISECONDS.toNanos(Math.max(holderTtl, 0)) + TimeUnit.MILLISECONDS.toNanos(1)
+                : ThreadLocalRandom.current().nextLong(SPLIT_DELAY_MAX_NANOS);
+        retryLater(delay);
+    }
+
+    /** Agrees on the highest fence of the majority; granted if a majority still holds it in time. */
+    private void raise(long fence, long sentAt) {
+        context.inFlight().send(InFlight.Kind.WORK, () -> Fanout.until(context.quorum().nodes(),
+                server -> server.scripts().raiseFence(lock.keys(), token, fence),
+                outcomes -> context.quorum().decided(outcomes, Boolean::booleanValue)), (outcomes, error) -> {
+                    if (error != null) {
+                        failed(error);
+                        return;
+                    }
+                    int holding = Fanout.count(outcomes, Boolean::booleanValue);
+                    if (holding >= context.quorum().majority() && validity(sentAt) > 0) {
+                        QuorumLease lease = new QuorumLease(lock, token, fence, leaseMillis, renewing, sentAt,
+                                holding);
+                        // Watched before the caller can see it: a caller that releases it at once then takes it
+                        // off the watchdog, instead of leaving a released lease there until a tick finds it.
+                        lease.start();
+                        if (!result.complete(Optional.of(lease))) {
+                            lease.abandon();
+                        }
+                        return;
+                    }
+                    giveBack(null);
+                    LockException failure = lock.quorumFailure(outcomes, "acquire");
+                    if (failure != null) {
+                        result.completeExceptionally(failure);
+                    } else {
+                        retryLater(ThreadLocalRandom.current().nextLong(SPLIT_DELAY_MAX_NANOS));
+                    }
+                }, this::failed);
+    }
+
+    /** Time left of a lease whose acquire was sent at {@code sentAt}, less the drift margin. */
+    private long validity(long sentAt) {
+        return LeaseBase.validity(leaseMillis, sentAt, context.ticker().read());
+    }
+
+    /**
+     * Releases by token on the servers that granted the lock or did not answer (they may have granted it), or on
+     * all when {@code outcomes} is null. Only this acquisition's grants go.
+     */
+    private void giveBack(List<Fanout.Outcome<Replies.Acquire>> outcomes) {
+        for (int i = 0; i < context.quorum().nodes().size(); i++) {
+            if (outcomes != null && outcomes.get(i).ok() && outcomes.get(i).value() instanceof Replies.Held) {
+                continue;
+            }
+            Deployment server = context.quorum().nodes().get(i).connected();
+            if (server == null) {
+                continue;
+            }
+            // A server that cannot be reached keeps its grant, if any, until the lease expires.
+            context.inFlight().send(InFlight.Kind.CLEANUP,
+                    () -> server.scripts().release(lock.keys(), token, server.instanceId()), (released, error) -> {
+                        if (error != null) {
+                            LOG.debug("give-back of quorum lock '{}' failed; it expires: {}", lock.name(), error);
+                        }
+                    }, error -> LOG.debug("give-back of quorum lock '{}' failed; it expires", lock.name(), error));
+        }
+    }
+
+    private void retryLater(long delayNanos) {
+        long now = context.ticker().read();
+        if (!waits || (!forever && now - deadline >= 0)) {
+            result.complete(Optional.empty());
+            return;
+        }
+        boolean join;
+        boolean retry = false;
+        synchronized (this) {
+            if (result.isDone()) {
+                return;
+            }
+            inFlight = false;
+            join = !joined;
+            joined = true;
+            if (!join) {
+                if (woken) {
+                    retry = true;
+                } else {
+                    long delay = forever ? delayNanos : Math.min(delayNanos, deadline - now);
+                    timer = context.scheduler().schedule(this::wake, Math.max(delay, 0), TimeUnit.NANOSECONDS);
+                }
+            }
+        }
+        if (join) {
+            watch.waiting();
+            // Subscribe on every server; then try again, since a release before the subscription was not heard.
+            // A server that cannot subscribe leaves the wait to the timers.
+            List<CompletableFuture<?>> joins = new java.util.ArrayList<>();
+            context.quorum().eachConnected(server -> joins.add(
+                    server.notifier().join(lock.keys().channel(), this).handle((ok, e) -> null)));
+            CompletableFuture<?>[] subscriptions = joins.toArray(CompletableFuture[]::new);
+            // wake() fails the acquisition itself if it throws; this stage only carries on.
+            Futures.whenDone(CompletableFuture.allOf(subscriptions), (ok, error) -> wake(),
+                    "the try after subscribing", lock.name());
+        } else if (retry) {
+            wake();
+        }
+    }
+
+    private void leave(boolean passWake) {
+        boolean wasJoined;
+        synchronized (this) {
+            if (timer != null) {
+                timer.cancel(false);
+                timer = null;
+            }
+            wasJoined = joined;
+            joined = false;
+        }
+        if (wasJoined) {
+            context.quorum().eachConnected(server -> server.notifier().leave(lock.keys().channel(), this, passWake));
+        }
+    }
+
+    @Override
+    public boolean reserve() {
+        // Direct handover is a single-server optimisation; a quorum grant always goes through every server.
+        return false;
+    }
+
+    @Override
+    public void unreserve() {
+        wake();
+    }
+
+    @Override
+    public String token() {
+        return token;
+    }
+
+    @Override
+    public long leaseMillis() {
+        return leaseMillis;
+    }
+}

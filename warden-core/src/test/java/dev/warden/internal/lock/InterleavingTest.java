@@ -1,0 +1,281 @@
+package dev.warden.internal.lock;
+
+import dev.warden.Lease;
+import dev.warden.LockClient;
+import dev.warden.LockConfig;
+import dev.warden.internal.base.Events;
+import dev.warden.internal.client.RedisLockClient;
+import dev.warden.internal.script.Replies;
+import dev.warden.redisserver.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The engine's own interleavings, run by a deterministic scheduler: the test thread is the only one that delivers
+ * events to a queued waiter ({@link Acquisition}), in every order of up to three of them, including inside the window
+ * between a local handover's claim and the delivery of its lease. Redis is real; the holder's side of each event
+ * is what {@link RedisLease}'s release does (a grant through Redis, or a local handover settled by
+ * {@code handed.lua}), sent by the test at the chosen moment, so that Redis and the waiter always agree.
+ *
+ * <p>After each sequence the waiter gives up if it still waits, and the test checks: the acquisition never failed
+ * (a move its {@link Acquisition.Phase} does not allow is a bug and fails it loudly); a waiter that got the lock
+ * is not queued again and its lease holds the key in Redis; afterwards no key is held and no registration is
+ * left. Each sequence runs twice: with each event's requests answered before the next event, and with the next
+ * event racing them.
+ */
+@Timeout(300)
+class InterleavingTest {
+    private static RedisServer server;
+    private static RedisLockClient client;
+
+    /** What happens to the waiter; the holder's part is modelled as {@link RedisLease} does it. */
+    enum Event {
+        /** A wake-up: a timer, a missed release, a reconnect. */
+        WAKE,
+        /** The holder releases through Redis, whose script grants the lock to the waiter (not yet announced). */
+        GRANT,
+        /** The grant reaches the waiter, as a release of this client passes it on. */
+        DELIVER,
+        /** The waiter gives up: its caller cancels. */
+        GIVE_UP,
+        /** The holder hands the lock over locally, and nothing happens in the handover's window. */
+        HAND_OVER,
+        /** A local handover with a wake-up between its claim and the delivery of the lease. */
+        HAND_OVER_WAKE,
+        /** A local handover with the waiter giving up between its claim and the delivery of the lease. */
+        HAND_OVER_GIVE_UP,
+        /** The holder reserves the waiter, which wakes meanwhile, then declines and releases through Redis. */
+        DECLINE_WAKE
+    }
+
+    @BeforeAll
+    static void start() {
+        server = RedisServer.start();
+        client = (RedisLockClient) LockClient.create(LockConfig.builder().redisUri(server.uri()).keyPrefix("i:")
+                .commandTimeout(Duration.ofSeconds(2)).build());
+    }
+
+    @AfterAll
+    static void stop() {
+        if (client != null) {
+            client.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @Test
+    void everyOrderOfUpToThreeEventsLeavesOneOutcomeAndNothingBehind() throws Exception {
+        Event[] events = Event.values();
+        List<List<Event>> sequences = new ArrayList<>();
+        for (Event a : events) {
+            sequences.add(List.of(a));
+            for (Event b : events) {
+                sequences.add(List.of(a, b));
+                for (Event c : events) {
+                    sequences.add(List.of(a, b, c));
+                }
+            }
+        }
+        List<String> broken = new ArrayList<>();
+        int run = 0;
+        for (List<Event> sequence : sequences) {
+            for (boolean settled : new boolean[] {true, false}) {
+                String problem = run(sequence, "il-" + run++, settled);
+                if (problem != null) {
+                    broken.add(sequence + (settled ? "" : " racing replies") + ": " + problem);
+                }
+            }
+        }
+        assertThat(broken).as("sequences run: %d", sequences.size()).isEmpty();
+    }
+
+    @Test
+    void aWakeUpInsideALocalHandoverSendsNoTry() throws Exception {
+        // The race fixed in ef1b3b5: a wake-up between the claim of a grant and the completion of the result sent a
+        // try with the waiter's own token, which took the lock for nobody.
+        assertThat(run(List.of(Event.HAND_OVER_WAKE), "il-wake-in-handover")).isNull();
+        assertThat(run(List.of(Event.GRANT, Event.WAKE, Event.DELIVER), "il-wake-before-deliver")).isNull();
+    }
+
+    /** Runs one sequence on a fresh lock; returns what went wrong, or null. */
+    private static String run(List<Event> sequence, String name) throws Exception {
+        return run(sequence, name, true);
+    }
+
+    /**
+     * @param settled whether each event's requests are answered before the next event (a deterministic order), or
+     *                the next event races them
+     */
+    private static String run(List<Event> sequence, String name, boolean settled) throws Exception {
+        RedisLock lock = (RedisLock) client.lock(name);
+        RedisLease holder = (RedisLease) lock.tryAcquire().orElseThrow();
+        Acquisition waiter = new Acquisition(lock, TimeUnit.SECONDS.toNanos(20), 30_000, true,
+                Events.AcquireWatch.NONE).start();
+        if (!eventually(waiter::waitingIdle)) {
+            return "the waiter never queued";
+        }
+        Holder side = new Holder(lock, holder, waiter);
+        for (Event event : sequence) {
+            side.apply(event);
+            if (settled && !client.inFlight().awaitNone(TimeUnit.SECONDS.toNanos(5))) {
+                return "requests still in flight after " + event;
+            }
+        }
+        // Settle: a waiter still waiting gives up; the holder, if it still holds, releases.
+        waiter.result.cancel(false);
+        if (side.holding) {
+            holder.release();
+        }
+        if (!client.inFlight().awaitNone(TimeUnit.SECONDS.toNanos(5))) {
+            return "requests still in flight";
+        }
+        Optional<Lease> outcome;
+        try {
+            outcome = waiter.result.join();
+        } catch (CancellationException e) {
+            outcome = Optional.empty();
+        } catch (CompletionException e) {
+            return "the acquisition failed: " + e.getCause();
+        }
+        String key = "i:{" + name + "}";
+        if (outcome.isPresent()) {
+            // A waiter that got the lock sends no further try: one would queue its token again, and a later release
+            // would grant the lock to a waiter that no longer exists.
+            if (server.call("ZSCORE", key + ":q", waiter.token()) != null) {
+                return "the waiter is queued again after it got the lock";
+            }
+            RedisLease lease = (RedisLease) outcome.get();
+            Object value = server.call("GET", key);
+            if (!(value instanceof String text) || !text.endsWith(":" + lease.token)) {
+                return "a delivered lease whose key holds " + value;
+            }
+            if (!lease.release()) {
+                return "the delivered lease could not be released";
+            }
+        }
+        if (!eventually(() -> server.call("EXISTS", key + ":q", key + ":r").equals(0L))) {
+            return "a registration was left: " + server.call("ZRANGE", key + ":q", "0", "-1");
+        }
+        Object value = server.call("GET", key);
+        if (value instanceof String text && text.contains(":")) {
+            return "the lock is still held: " + value;
+        }
+        return null;
+    }
+
+    /** The holder's side, as {@link RedisLease}'s release does it, sent by the test thread when asked. */
+    private static final class Holder {
+        private final RedisLock lock;
+        private final RedisLease lease;
+        private final Acquisition waiter;
+        private boolean holding = true;
+        private Replies.GrantedHere grant;
+
+        Holder(RedisLock lock, RedisLease lease, Acquisition waiter) {
+            this.lock = lock;
+            this.lease = lease;
+            this.waiter = waiter;
+        }
+
+        void apply(Event event) throws Exception {
+            switch (event) {
+                case WAKE -> waiter.wake();
+                case GRANT -> releaseThroughRedis();
+                case DELIVER -> {
+                    if (grant != null) {
+                        waiter.assigned(grant.fence(), grant.arm(), grant.upcoming());
+                        grant = null;
+                    }
+                }
+                case GIVE_UP -> waiter.result.cancel(false);
+                case HAND_OVER -> handOver(() -> { });
+                case HAND_OVER_WAKE -> handOver(waiter::wake);
+                case HAND_OVER_GIVE_UP -> handOver(() -> waiter.result.cancel(false));
+                case DECLINE_WAKE -> {
+                    if (holding && waiter.reserve()) {
+                        waiter.wake();
+                        waiter.unreserve();
+                        releaseThroughRedis();
+                    }
+                }
+            }
+        }
+
+        /** A release through Redis by the holder's token: the script grants the lock to the oldest waiter. */
+        private void releaseThroughRedis() throws Exception {
+            if (!holding || !lease.beginRelease()) {
+                return;
+            }
+            holding = false;
+            lock.context().watchdog().unregister(lease);
+            sendRelease();
+        }
+
+        /** The release script of a release already begun. */
+        private void sendRelease() throws Exception {
+            Replies.Release status = lock.context().scripts().releaseQueued(lock.keys(), lease.token, lock.context().instanceId(),
+                    List.of()).get(5, TimeUnit.SECONDS);
+            lease.released();
+            if (status instanceof Replies.GrantedHere here) {
+                grant = here;
+            }
+        }
+
+        /** A local handover: reserve, take over (with {@code inWindow} between claim and delivery), settle. */
+        private void handOver(Runnable inWindow) throws Exception {
+            if (!holding) {
+                return;
+            }
+            if (!waiter.reserve()) {
+                // Nobody to hand over to: the release goes through Redis.
+                releaseThroughRedis();
+                return;
+            }
+            if (!lease.beginRelease()) {
+                throw new AssertionError("the holder's lease was released behind the test's back");
+            }
+            holding = false;
+            lock.context().watchdog().unregister(lease);
+            // As RedisLease does: the settling request goes out first in the window, before the new holder's.
+            List<CompletableFuture<Boolean>> check = new ArrayList<>();
+            RedisLease successor = waiter.takeOver(lease, lock.context().ticker().read(), null, () -> {
+                check.add(lock.context().scripts().handed(lock.keys(), lease.token, waiter.token()));
+                inWindow.run();
+            });
+            if (successor == null) {
+                waiter.unreserve();
+                sendRelease();
+                return;
+            }
+            boolean held = check.get(0).get(5, TimeUnit.SECONDS);
+            lease.released();
+            if (!held) {
+                throw new AssertionError("the key lost the token during a handover");
+            }
+        }
+    }
+
+    private static boolean eventually(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (System.nanoTime() - end < 0) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            Thread.sleep(1);
+        }
+        return condition.getAsBoolean();
+    }
+}
