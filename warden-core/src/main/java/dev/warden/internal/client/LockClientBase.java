@@ -1,5 +1,10 @@
 package dev.warden.internal.client;
 
+import java.util.Collection;
+import dev.warden.internal.multi.TypedMultiLock;
+import dev.warden.internal.multi.MultiLock;
+import dev.warden.LockConfig;
+import dev.warden.DistributedMultiLock;
 import dev.warden.IllegalLockStateException;
 import dev.warden.LockClient;
 import dev.warden.LockInfo;
@@ -18,6 +23,23 @@ import java.util.function.BiFunction;
  * listing locks of each kind ({@link LockListing}) from the sources each of them has.
  */
 abstract class LockClientBase implements LockClient {
+    /** The client's configuration, as given. */
+    protected final LockConfig config;
+
+    LockClientBase(LockConfig config) {
+        this.config = config;
+    }
+
+    @Override
+    public LockConfig config() {
+        return config;
+    }
+
+    @Override
+    public DistributedMultiLock multiLock(Collection<String> names) {
+        return new TypedMultiLock(MultiLock.of(this, names));
+    }
+
     @Override
     public List<LockInfo> locks(String pattern, int limit) {
         return LockListing.list(pattern, limit, starter(LockListing.LOCKS), listingStallNanos());

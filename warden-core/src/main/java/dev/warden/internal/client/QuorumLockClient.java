@@ -1,7 +1,6 @@
 package dev.warden.internal.client;
 
 import dev.warden.DistributedLock;
-import dev.warden.DistributedMultiLock;
 import dev.warden.DistributedReadWriteLock;
 import dev.warden.DistributedSemaphore;
 import dev.warden.LockConfig;
@@ -16,8 +15,6 @@ import dev.warden.internal.inspect.LockListing;
 import dev.warden.internal.inspect.NamePattern;
 import dev.warden.internal.lease.ThreadHolds;
 import dev.warden.internal.lease.Watchdog;
-import dev.warden.internal.multi.MultiLock;
-import dev.warden.internal.multi.TypedMultiLock;
 import dev.warden.internal.quorum.Quorum;
 import dev.warden.internal.quorum.QuorumAcquisition;
 import dev.warden.internal.quorum.QuorumContext;
@@ -30,7 +27,6 @@ import dev.warden.internal.wait.Deployment;
 import dev.warden.internal.wire.InFlight;
 import dev.warden.internal.wire.SharedResources;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -42,7 +38,6 @@ import java.util.concurrent.ExecutorService;
  * request per batch. A lock is granted when a majority of servers grant it within the lease's validity.
  */
 final class QuorumLockClient extends LockClientBase {
-    private final LockConfig config;
     private final SharedResources shared;
     private final Quorum quorum;
     private final InFlight inFlight = new InFlight();
@@ -51,7 +46,7 @@ final class QuorumLockClient extends LockClientBase {
     private volatile boolean closed;
 
     private QuorumLockClient(LockConfig config, SharedResources shared, List<QuorumNode> nodes, Tokens tokens) {
-        this.config = config;
+        super(config);
         this.shared = shared;
         this.quorum = new Quorum(nodes);
         this.locks = new QuorumContext(config, quorum, inFlight,
@@ -123,16 +118,6 @@ final class QuorumLockClient extends LockClientBase {
     @Override
     public DistributedSemaphore semaphore(String name, int permits) {
         throw new UnsupportedOperationException("semaphores are not supported on a quorum");
-    }
-
-    @Override
-    public DistributedMultiLock multiLock(Collection<String> names) {
-        return new TypedMultiLock(MultiLock.of(this, names));
-    }
-
-    @Override
-    public LockConfig config() {
-        return config;
     }
 
     @Override

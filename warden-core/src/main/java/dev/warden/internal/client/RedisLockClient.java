@@ -1,7 +1,6 @@
 package dev.warden.internal.client;
 
 import dev.warden.DistributedLock;
-import dev.warden.DistributedMultiLock;
 import dev.warden.DistributedReadWriteLock;
 import dev.warden.DistributedSemaphore;
 import dev.warden.LockClient;
@@ -21,8 +20,6 @@ import dev.warden.internal.lock.Acquisition;
 import dev.warden.internal.lock.LockContext;
 import dev.warden.internal.lock.RedisLock;
 import dev.warden.internal.lock.RedisRenewals;
-import dev.warden.internal.multi.MultiLock;
-import dev.warden.internal.multi.TypedMultiLock;
 import dev.warden.internal.script.Scripts;
 import dev.warden.internal.script.ShareScripts;
 import dev.warden.internal.script.Tokens;
@@ -40,7 +37,6 @@ import dev.warden.internal.wire.InFlight;
 import dev.warden.internal.wire.Replicas;
 import dev.warden.internal.wire.SharedResources;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -59,7 +55,6 @@ import org.slf4j.LoggerFactory;
 public final class RedisLockClient extends LockClientBase {
     private static final Logger LOG = LoggerFactory.getLogger(RedisLockClient.class);
 
-    private final LockConfig config;
     private final SharedResources shared;
     private final Deployment deployment;
     private final IdentityRecord identity;
@@ -72,7 +67,7 @@ public final class RedisLockClient extends LockClientBase {
     private volatile boolean closed;
 
     private RedisLockClient(LockConfig config, SharedResources shared, Deployment deployment, Tokens tokens) {
-        this.config = config;
+        super(config);
         this.shared = shared;
         this.deployment = deployment;
         Scripts scripts = deployment.scripts();
@@ -146,16 +141,6 @@ public final class RedisLockClient extends LockClientBase {
             throw new IllegalStateException("client is closed");
         }
         return new RedisSemaphore(shares, name, permits);
-    }
-
-    @Override
-    public DistributedMultiLock multiLock(Collection<String> names) {
-        return new TypedMultiLock(MultiLock.of(this, names));
-    }
-
-    @Override
-    public LockConfig config() {
-        return config;
     }
 
     @Override

@@ -194,13 +194,26 @@ public abstract class LeaseBase implements Lease {
         nextRenewAt = sentAt + leaseNanos() / 3;
     }
 
-    public abstract Ticker ticker();
+    /** What the client gave this lease's kind of lock to work with. */
+    public abstract Context context();
+
+    /** Names an operation on this lease's lock for error messages. */
+    public abstract String describe(String operation);
+
+    /** The client's clock. */
+    public Ticker ticker() {
+        return context().ticker();
+    }
 
     /** The client's events, for its listener. */
-    public abstract Events events();
+    public Events events() {
+        return context().events();
+    }
 
     /** Runs a lost-callback on the client's callback pool. */
-    public abstract void runCallback(Runnable callback);
+    public void runCallback(Runnable callback) {
+        context().runCallback(callback);
+    }
 
     /** Stops renewals and wakes local waiters, once the lease is lost. */
     public abstract void afterLoss();
@@ -382,13 +395,17 @@ public abstract class LeaseBase implements Lease {
      * Waits for the engine's future of an operation, for a blocking method: as long as the client waits for an
      * answer, failing with what the caller is to see ({@link Errors#forCaller}).
      */
-    public abstract <T> T await(CompletableFuture<T> future, String operation);
+    public <T> T await(CompletableFuture<T> future, String operation) {
+        return context().await(future, describe(operation));
+    }
 
     /**
      * The future an asynchronous method returns for an operation ({@link Futures#publish}); what {@code request}
      * throws completes it too.
      */
-    public abstract <T> CompletableFuture<T> publish(Supplier<CompletableFuture<T>> request, String operation);
+    public <T> CompletableFuture<T> publish(Supplier<CompletableFuture<T>> request, String operation) {
+        return Futures.publish(request, context().callbackExecutor(), describe(operation));
+    }
 
     /**
      * What {@link #abandon} does for every kind of lease: unless a release has begun, stops it ({@code stop}) and

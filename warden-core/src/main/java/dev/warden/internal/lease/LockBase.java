@@ -1,5 +1,8 @@
 package dev.warden.internal.lease;
 
+import java.util.OptionalLong;
+import dev.warden.internal.base.Futures;
+import dev.warden.LockInfo;
 import dev.warden.DistributedLock;
 import dev.warden.Lease;
 import dev.warden.LockException;
@@ -39,8 +42,13 @@ public abstract class LockBase implements DistributedLock {
     public abstract CompletableFuture<Optional<Lease>> start(long waitNanos, long leaseMillis, boolean renewing,
                                                       Events.AcquireWatch watch);
 
+    /** What the client gave this kind of lock to work with. */
+    public abstract Context context();
+
     /** The client's events, for its listener. */
-    public abstract Events events();
+    public Events events() {
+        return context().events();
+    }
 
     /**
      * Releases in the background a lease that nobody will use.
@@ -63,16 +71,51 @@ public abstract class LockBase implements DistributedLock {
     /** Names an operation on this lock for error messages. */
     public abstract String describe(String operation);
 
-    public abstract long defaultLeaseMillis();
+    /** The lease of the acquire methods that take none: the client's default. */
+    public long defaultLeaseMillis() {
+        return context().config().defaultLease().toMillis();
+    }
 
     /** The executor that completes the futures of the async methods, off the I/O threads. */
-    public abstract Executor callbackExecutor();
+    public Executor callbackExecutor() {
+        return context().callbackExecutor();
+    }
 
     /** Decides whether a thread blocked in an acquire spins while its try is in flight. */
-    public abstract Spinner spinner();
+    public Spinner spinner() {
+        return context().spinner();
+    }
+
+    /** Reads the lock's state once, counted in flight: what {@link #inspect()} answers. */
+    public abstract CompletableFuture<LockInfo> inspectRequest();
+
+    /** Removes the lock's holders once, counted in flight: what {@link #forceRelease()} answers. */
+    public abstract CompletableFuture<OptionalLong> forceReleaseRequest();
+
+    @Override
+    public LockInfo inspect() {
+        return context().await(inspectRequest(), describe("inspect"));
+    }
+
+    @Override
+    public CompletableFuture<LockInfo> inspectAsync() {
+        return Futures.publish(this::inspectRequest, callbackExecutor(), describe("inspect"));
+    }
+
+    @Override
+    public OptionalLong forceRelease() {
+        return context().await(forceReleaseRequest(), describe("forced release"));
+    }
+
+    @Override
+    public CompletableFuture<OptionalLong> forceReleaseAsync() {
+        return Futures.publish(this::forceReleaseRequest, callbackExecutor(), describe("forced release"));
+    }
 
     /** The client's clock, for deadlines. */
-    public abstract Ticker ticker();
+    public Ticker ticker() {
+        return context().ticker();
+    }
 
     @Override
     public Optional<Lease> tryAcquire() {

@@ -1,8 +1,6 @@
 package dev.warden.internal.lock;
 
-import dev.warden.Ticker;
 import dev.warden.internal.base.Errors;
-import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Futures;
 import dev.warden.internal.lease.LeaseBase;
 import dev.warden.internal.script.LockKeys;
@@ -226,16 +224,6 @@ public final class RedisLease extends LeaseBase {
                         return held;
                     });
         });
-    }
-
-    @Override
-    public <T> T await(CompletableFuture<T> future, String operation) {
-        return lock.context().await(future, lock.describe(operation));
-    }
-
-    @Override
-    public <T> CompletableFuture<T> publish(Supplier<CompletableFuture<T>> request, String operation) {
-        return Futures.publish(request, lock.context().callbackExecutor(), lock.describe(operation));
     }
 
     /** The release that {@link #beginRelease()} started: through Redis, or a local handover. */
@@ -481,18 +469,13 @@ public final class RedisLease extends LeaseBase {
     }
 
     @Override
-    public Ticker ticker() {
-        return lock.context().ticker();
+    public LockContext context() {
+        return lock.context();
     }
 
     @Override
-    public Events events() {
-        return lock.context().events();
-    }
-
-    @Override
-    public void runCallback(Runnable callback) {
-        lock.context().runCallback(callback);
+    public String describe(String operation) {
+        return lock.describe(operation);
     }
 
     @Override

@@ -3,11 +3,8 @@ package dev.warden.internal.lock;
 import dev.warden.DistributedLock;
 import dev.warden.Lease;
 import dev.warden.LockInfo;
-import dev.warden.Ticker;
 import dev.warden.internal.base.Events;
-import dev.warden.internal.base.Futures;
 import dev.warden.internal.base.Require;
-import dev.warden.internal.base.Spinner;
 import dev.warden.internal.lease.LockBase;
 import dev.warden.internal.lease.ThreadHolds;
 import dev.warden.internal.script.LockKeys;
@@ -22,7 +19,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.locks.Lock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -197,50 +193,23 @@ public final class RedisLock extends LockBase {
         return context().threadHolds();
     }
 
+    @Override
     public LockContext context() {
         return context;
     }
 
     @Override
-    public Events events() {
-        return context.events();
-    }
-
-    @Override
-    public LockInfo inspect() {
-        return context.await(inspectRequest(), describe("inspect"));
-    }
-
-    @Override
-    public CompletableFuture<LockInfo> inspectAsync() {
-        return Futures.publish(this::inspectRequest, context.callbackExecutor(), describe("inspect"));
-    }
-
-    private CompletableFuture<LockInfo> inspectRequest() {
+    public CompletableFuture<LockInfo> inspectRequest() {
         return context.inspect(name, keys);
     }
 
     @Override
-    public OptionalLong forceRelease() {
-        return context.await(forceReleaseRequest(), describe("forced release"));
-    }
-
-    @Override
-    public CompletableFuture<OptionalLong> forceReleaseAsync() {
-        return Futures.publish(this::forceReleaseRequest, context.callbackExecutor(), describe("forced release"));
-    }
-
-    private CompletableFuture<OptionalLong> forceReleaseRequest() {
+    public CompletableFuture<OptionalLong> forceReleaseRequest() {
         return context.inFlight().track(InFlight.Kind.WORK,
                 () -> context.scripts().forceRelease(keys, context.instanceId(), queued)).thenApply(removed -> {
                     context.notifier().wakeOne(keys, queued);
                     return removed;
                 });
-    }
-
-    @Override
-    public Ticker ticker() {
-        return context.ticker();
     }
 
     @Override
@@ -259,18 +228,4 @@ public final class RedisLock extends LockBase {
         return ((RedisLease) lease).abandon();
     }
 
-    @Override
-    public long defaultLeaseMillis() {
-        return context.config().defaultLease().toMillis();
-    }
-
-    @Override
-    public Executor callbackExecutor() {
-        return context.callbackExecutor();
-    }
-
-    @Override
-    public Spinner spinner() {
-        return context.spinner();
-    }
 }

@@ -4,10 +4,9 @@ import dev.warden.DistributedLock;
 import dev.warden.Lease;
 import dev.warden.LockClient;
 import dev.warden.LockInfo;
-import dev.warden.Ticker;
 import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Require;
-import dev.warden.internal.base.Spinner;
+import dev.warden.internal.lease.Context;
 import dev.warden.internal.lease.LockBase;
 import dev.warden.internal.lease.ThreadHolds;
 import dev.warden.internal.lock.RedisLock;
@@ -20,7 +19,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 
 /**
  * Several locks of one client taken all or nothing ({@link LockClient#multiLock}): one after another in the order of
@@ -107,11 +105,6 @@ public final class MultiLock extends LockBase {
     }
 
     @Override
-    public Events events() {
-        return parts.get(0).events();
-    }
-
-    @Override
     public CompletableFuture<Boolean> abandon(Lease lease) {
         return ((RedisMultiLease) lease).abandon();
     }
@@ -135,6 +128,12 @@ public final class MultiLock extends LockBase {
         return parts.get(part).abandon(lease);
     }
 
+    /** The context of its parts, which are all of one client. */
+    @Override
+    public Context context() {
+        return parts.get(0).context();
+    }
+
     @Override
     public ThreadHolds threadHolds() {
         return parts.get(0).threadHolds();
@@ -150,35 +149,12 @@ public final class MultiLock extends LockBase {
         return operation + " of multi-lock " + names;
     }
 
+    /** Every part's state, read at once, as one: see {@link #combine}. */
     @Override
-    public long defaultLeaseMillis() {
-        return parts.get(0).defaultLeaseMillis();
-    }
-
-    @Override
-    public Executor callbackExecutor() {
-        return parts.get(0).callbackExecutor();
-    }
-
-    @Override
-    public Spinner spinner() {
-        return parts.get(0).spinner();
-    }
-
-    @Override
-    public LockInfo inspect() {
-        List<LockInfo> each = new ArrayList<>(parts.size());
-        for (LockBase part : parts) {
-            each.add(part.inspect());
-        }
-        return combine(each);
-    }
-
-    @Override
-    public CompletableFuture<LockInfo> inspectAsync() {
+    public CompletableFuture<LockInfo> inspectRequest() {
         List<CompletableFuture<LockInfo>> each = new ArrayList<>(parts.size());
         for (LockBase part : parts) {
-            each.add(part.inspectAsync());
+            each.add(part.inspectRequest());
         }
         return CompletableFuture.allOf(each.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
             List<LockInfo> infos = new ArrayList<>(each.size());
@@ -202,20 +178,12 @@ public final class MultiLock extends LockBase {
         return new LockInfo(name, held, left, fence, waiters);
     }
 
+    /** Every part released by force at once; the highest fence removed. */
     @Override
-    public OptionalLong forceRelease() {
-        OptionalLong removed = OptionalLong.empty();
-        for (LockBase part : parts) {
-            removed = highest(removed, part.forceRelease());
-        }
-        return removed;
-    }
-
-    @Override
-    public CompletableFuture<OptionalLong> forceReleaseAsync() {
+    public CompletableFuture<OptionalLong> forceReleaseRequest() {
         CompletableFuture<OptionalLong> removed = CompletableFuture.completedFuture(OptionalLong.empty());
         for (LockBase part : parts) {
-            removed = removed.thenCombine(part.forceReleaseAsync(), MultiLock::highest);
+            removed = removed.thenCombine(part.forceReleaseRequest(), MultiLock::highest);
         }
         return removed;
     }
@@ -234,11 +202,6 @@ public final class MultiLock extends LockBase {
             acked.add((LockBase) part.withReplicaAcks(replicas, timeout));
         }
         return new MultiLock(acked);
-    }
-
-    @Override
-    public Ticker ticker() {
-        return parts.get(0).ticker();
     }
 
     @Override

@@ -1,10 +1,7 @@
 package dev.warden.internal.quorum;
 
 import dev.warden.LockConnectionException;
-import dev.warden.Ticker;
 import dev.warden.internal.base.Errors;
-import dev.warden.internal.base.Events;
-import dev.warden.internal.base.Futures;
 import dev.warden.internal.lease.LeaseBase;
 import dev.warden.internal.lease.Watchdog;
 import dev.warden.internal.script.LockKeys;
@@ -12,7 +9,6 @@ import dev.warden.internal.wire.InFlight;
 import dev.warden.internal.wire.Replicas;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -141,16 +137,6 @@ final class QuorumLease extends LeaseBase {
                 "it was found held on fewer servers than a majority on release");
     }
 
-    @Override
-    public <T> T await(CompletableFuture<T> future, String operation) {
-        return context.await(future, lock.describe(operation));
-    }
-
-    @Override
-    public <T> CompletableFuture<T> publish(Supplier<CompletableFuture<T>> request, String operation) {
-        return Futures.publish(request, context.callbackExecutor(), lock.describe(operation));
-    }
-
     private CompletableFuture<List<Fanout.Outcome<Boolean>>> expireAll(long millis, InFlight.Kind kind) {
         return context.inFlight().track(kind, () -> Fanout.until(context.quorum().nodes(),
                 server -> server.scripts().expire(lock.keys(), token, millis, Replicas.NONE),
@@ -212,18 +198,13 @@ final class QuorumLease extends LeaseBase {
     }
 
     @Override
-    public Ticker ticker() {
-        return context.ticker();
+    public QuorumContext context() {
+        return context;
     }
 
     @Override
-    public Events events() {
-        return context.events();
-    }
-
-    @Override
-    public void runCallback(Runnable callback) {
-        context.runCallback(callback);
+    public String describe(String operation) {
+        return lock.describe(operation);
     }
 
     @Override

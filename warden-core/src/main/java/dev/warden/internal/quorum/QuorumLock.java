@@ -6,12 +6,9 @@ import dev.warden.Lease;
 import dev.warden.LockConnectionException;
 import dev.warden.LockException;
 import dev.warden.LockInfo;
-import dev.warden.Ticker;
 import dev.warden.internal.base.Errors;
 import dev.warden.internal.base.Events;
-import dev.warden.internal.base.Futures;
 import dev.warden.internal.base.Require;
-import dev.warden.internal.base.Spinner;
 import dev.warden.internal.inspect.IdentityReader;
 import dev.warden.internal.lease.LockBase;
 import dev.warden.internal.lease.ThreadHolds;
@@ -27,7 +24,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 
 /** A named lock over a quorum of independent servers. */
 public final class QuorumLock extends LockBase {
@@ -41,13 +37,9 @@ public final class QuorumLock extends LockBase {
         this.keys = LockKeys.of(context.config().keyPrefix(), name);
     }
 
-    QuorumContext context() {
-        return context;
-    }
-
     @Override
-    public Events events() {
-        return context.events();
+    public QuorumContext context() {
+        return context;
     }
 
     LockKeys keys() {
@@ -80,16 +72,7 @@ public final class QuorumLock extends LockBase {
     }
 
     @Override
-    public LockInfo inspect() {
-        return context.await(inspectRequest(), describe("inspect"));
-    }
-
-    @Override
-    public CompletableFuture<LockInfo> inspectAsync() {
-        return Futures.publish(this::inspectRequest, context.callbackExecutor(), describe("inspect"));
-    }
-
-    private CompletableFuture<LockInfo> inspectRequest() {
+    public CompletableFuture<LockInfo> inspectRequest() {
         return context.inFlight().track(InFlight.Kind.WORK, this::read);
     }
 
@@ -157,16 +140,7 @@ public final class QuorumLock extends LockBase {
     }
 
     @Override
-    public OptionalLong forceRelease() {
-        return context.await(forceReleaseRequest(), describe("forced release"));
-    }
-
-    @Override
-    public CompletableFuture<OptionalLong> forceReleaseAsync() {
-        return Futures.publish(this::forceReleaseRequest, context.callbackExecutor(), describe("forced release"));
-    }
-
-    private CompletableFuture<OptionalLong> forceReleaseRequest() {
+    public CompletableFuture<OptionalLong> forceReleaseRequest() {
         return context.inFlight().track(InFlight.Kind.WORK, () -> Fanout.all(context.quorum().nodes(),
                 server -> server.scripts().forceRelease(keys, server.instanceId(), false))).thenApply(outcomes -> {
                     context.quorum().eachConnected(server -> server.notifier().wakeOne(keys, false));
@@ -202,11 +176,6 @@ public final class QuorumLock extends LockBase {
     }
 
     @Override
-    public Ticker ticker() {
-        return context.ticker();
-    }
-
-    @Override
     public String toString() {
         return "DistributedLock{" + name + ", quorum of " + context.quorum().nodes().size() + "}";
     }
@@ -227,18 +196,4 @@ public final class QuorumLock extends LockBase {
         return ((QuorumLease) lease).abandon();
     }
 
-    @Override
-    public long defaultLeaseMillis() {
-        return context.config().defaultLease().toMillis();
-    }
-
-    @Override
-    public Executor callbackExecutor() {
-        return context.callbackExecutor();
-    }
-
-    @Override
-    public Spinner spinner() {
-        return context.spinner();
-    }
 }

@@ -1,9 +1,6 @@
 package dev.warden.internal.share;
 
-import dev.warden.Ticker;
 import dev.warden.internal.base.Errors;
-import dev.warden.internal.base.Events;
-import dev.warden.internal.base.Futures;
 import dev.warden.internal.lease.LeaseBase;
 import dev.warden.internal.script.LockKeys;
 import dev.warden.internal.script.Replies;
@@ -15,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
 
 /**
  * A lease on permits of a shared lock ({@link ShareLock}): a semaphore's permits, a read lock or a write lock. Its
@@ -286,16 +282,6 @@ final class ShareLease extends LeaseBase {
         });
     }
 
-    @Override
-    public <T> T await(CompletableFuture<T> future, String operation) {
-        return share.context().await(future, share.describe(operation));
-    }
-
-    @Override
-    public <T> CompletableFuture<T> publish(Supplier<CompletableFuture<T>> request, String operation) {
-        return Futures.publish(request, share.context().callbackExecutor(), share.describe(operation));
-    }
-
     /** Releases in the background a lease nobody will use; false if the release failed (it then ends by itself). */
     @Override
     public CompletableFuture<Boolean> abandon() {
@@ -309,18 +295,13 @@ final class ShareLease extends LeaseBase {
     }
 
     @Override
-    public Ticker ticker() {
-        return share.context().ticker();
+    public ShareContext context() {
+        return share.context();
     }
 
     @Override
-    public Events events() {
-        return share.context().events();
-    }
-
-    @Override
-    public void runCallback(Runnable callback) {
-        share.context().runCallback(callback);
+    public String describe(String operation) {
+        return share.describe(operation);
     }
 
     @Override

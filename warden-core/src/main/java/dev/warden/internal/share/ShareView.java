@@ -4,10 +4,7 @@ import dev.warden.DistributedLock;
 import dev.warden.IllegalLockStateException;
 import dev.warden.Lease;
 import dev.warden.LockInfo;
-import dev.warden.Ticker;
 import dev.warden.internal.base.Events;
-import dev.warden.internal.base.Futures;
-import dev.warden.internal.base.Spinner;
 import dev.warden.internal.lease.LockBase;
 import dev.warden.internal.lease.ThreadHolds;
 import dev.warden.internal.script.ShareScripts;
@@ -15,7 +12,6 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 
 /**
  * A fixed number of permits of a shared lock as a {@link DistributedLock}: a read-write lock's read half (one
@@ -74,13 +70,13 @@ final class ShareView extends LockBase {
 
     /** Null: a read-write lock's halves check by their own rules ({@link ThreadShares}), permits not at all. */
     @Override
-    public ThreadHolds threadHolds() {
-        return null;
+    public ShareContext context() {
+        return share.context();
     }
 
     @Override
-    public Events events() {
-        return share.context().events();
+    public ThreadHolds threadHolds() {
+        return null;
     }
 
     @Override
@@ -93,33 +89,9 @@ final class ShareView extends LockBase {
         return share.describe(operation + " (" + role.label + ")");
     }
 
-    @Override
-    public long defaultLeaseMillis() {
-        return share.context().config().defaultLease().toMillis();
-    }
-
-    @Override
-    public Executor callbackExecutor() {
-        return share.context().callbackExecutor();
-    }
-
-    @Override
-    public Spinner spinner() {
-        return share.context().spinner();
-    }
-
-    @Override
-    public LockInfo inspect() {
-        return share.context().await(inspectRequest(), describe("inspect"));
-    }
-
-    @Override
-    public CompletableFuture<LockInfo> inspectAsync() {
-        return Futures.publish(this::inspectRequest, callbackExecutor(), describe("inspect"));
-    }
-
     /** Held: by a writer for the write half, by a reader for the read half, by anyone for permits. */
-    private CompletableFuture<LockInfo> inspectRequest() {
+    @Override
+    public CompletableFuture<LockInfo> inspectRequest() {
         return share.inspectRequest((state, identities) -> switch (role) {
             case READ -> state.view(name(), state.holders() - state.whole(), state.partOrigins(), identities);
             case WRITE -> state.view(name(), state.whole(), state.wholeOrigins(), identities);
@@ -128,24 +100,13 @@ final class ShareView extends LockBase {
     }
 
     @Override
-    public OptionalLong forceRelease() {
-        return share.context().await(share.forceReleaseRequest(role.holders), describe("forced release"));
-    }
-
-    @Override
-    public CompletableFuture<OptionalLong> forceReleaseAsync() {
-        return Futures.publish(() -> share.forceReleaseRequest(role.holders), callbackExecutor(),
-                describe("forced release"));
+    public CompletableFuture<OptionalLong> forceReleaseRequest() {
+        return share.forceReleaseRequest(role.holders);
     }
 
     @Override
     public DistributedLock withReplicaAcks(int replicas, Duration timeout) {
         return new ShareView(share.withReplicas(replicas, timeout), permits, role);
-    }
-
-    @Override
-    public Ticker ticker() {
-        return share.context().ticker();
     }
 
     @Override

@@ -110,6 +110,16 @@ class LeaseBaseTest {
         }
 
         @Override
+        public Context context() {
+            throw new UnsupportedOperationException("a test lease has no client");
+        }
+
+        @Override
+        public String describe(String operation) {
+            return operation + " of a test lease";
+        }
+
+        @Override
         public Ticker ticker() {
             return () -> 0L;
         }
