@@ -22,8 +22,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs the scenarios for every contender against one Redis, each contender in a JVM of its own, in interleaved
- * rounds (A B C A B C ...) so that drift of the machine hits all alike, and reports the median of the rounds, a
- * plain table and a JSON file.
+ * rounds (A B C A B C ...) so that drift of the machine hits all alike, and reports the median of the rounds with
+ * their {@linkplain Spread spread} (least and most round; each round's value in the JSON), and Warden's ratios to the
+ * others with theirs, in a plain table and a JSON file.
  *
  * <p>Options: {@code --seconds N} per scenario and round (1), {@code --rounds N} (3), {@code --warmup N} seconds
  * of untimed load before each contender's first run (3), {@code --scenarios S1,S2,S3,S4,S3C,S4C} (S9, 64 clients
@@ -164,11 +165,7 @@ public final class Bench {
                         Fork fork = forks.get(name);
                         int r = round;
                         withOpened(fork, scenario, () -> {
-                            if (r == 0) {
-                                count(servers, scenario, name, fork, results);
-                            } else {
-                                fork.run(Duration.ofMillis(100), "warmup:");
-                            }
+                            count(servers, scenario, name, fork, results);
                             Map<String, Double> measured = measure(servers, fork, seconds, "r" + r + ":");
                             results.add(scenario, name, measured);
                             System.err.printf(Locale.ROOT, "round %d/%d %s %s: %.0f ops/s%n", r + 1, rounds,
@@ -254,9 +251,10 @@ public final class Bench {
     }
 
     /**
-     * The first round's warm-up, untimed, doubles as the count of requests per operation, seen with MONITOR (NaN
-     * for a contender that does not use Redis). A short run first lets the contender connect and load its scripts,
-     * which it does once per client and not per operation.
+     * Each round's untimed warm-up doubles as the count of requests per operation, seen with MONITOR (NaN for a
+     * contender that does not use Redis), so that {@value Results#REQUESTS} has a value per round as the timed
+     * figures do. A short run first lets the contender connect and load its scripts, which it does once per client
+     * and not per operation.
      */
     private static void count(Contenders.Servers servers, Scenario scenario, String name, Fork fork,
                               Results results) throws Exception {
@@ -400,13 +398,17 @@ public final class Bench {
         return options;
     }
 
-    /** Figures per scenario and contender, with every round kept; reports medians. */
+    /**
+     * Figures per scenario and contender, with every round kept: reports each figure's median with its
+     * {@linkplain Spread spread} over the rounds, and Warden's ratios to the others, the ratio of the medians with the
+     * least and most ratio of the rounds.
+     */
     static final class Results {
         /** Redis's main-thread CPU per acquisition (per lock and unlock pair in S1 and S2), in microseconds. */
         static final String REDIS_CPU = "redis cpu us/op";
         /** The acquisitions per second one Redis core serves at {@link #REDIS_CPU}: 10^6 over it. */
         static final String CAPACITY = "redis capacity ops/s";
-        /** The requests clients sent per acquisition, counted with MONITOR. */
+        /** The requests clients sent per acquisition, counted with MONITOR in each round's untimed phase. */
         static final String REQUESTS = "requests/op";
         /** The commands Redis ran per acquisition, those that scripts call included. */
         static final String COMMANDS = "commands/op";
@@ -416,7 +418,6 @@ public final class Bench {
         private final List<Scenario> scenarios;
         private final List<String> contenders;
         private final Map<String, Map<String, List<Double>>> rounds = new LinkedHashMap<>();
-        private final Map<String, Double> requests = new LinkedHashMap<>();
         private final Map<String, Map<String, Map<String, Double>>> resources = new LinkedHashMap<>();
 
         Results(List<Scenario> scenarios, List<String> contenders) {
@@ -438,23 +439,63 @@ public final class Bench {
             return resources;
         }
 
+        /** Adds a round's {@link #REQUESTS}. */
         void requests(Scenario scenario, String contender, double perOp) {
-            requests.put(scenario + "/" + contender, perOp);
+            add(scenario, contender, Map.of(REQUESTS, perOp));
         }
 
+        /** @return the median of the rounds that have a value; NaN if none has */
         double median(Scenario scenario, String contender, String figure) {
-            List<Double> values = new ArrayList<>(rounds.getOrDefault(scenario + "/" + contender, Map.of())
-                    .getOrDefault(figure, List.of()));
-            if (values.isEmpty()) {
-                return Double.NaN;
-            }
-            values.sort(Double::compare);
-            int n = values.size();
-            return n % 2 == 1 ? values.get(n / 2) : (values.get(n / 2 - 1) + values.get(n / 2)) / 2;
+            return Spread.of(roundValues(scenario, contender, figure)).value();
         }
 
         double requestsPerOp(Scenario scenario, String contender) {
-            return requests.getOrDefault(scenario + "/" + contender, Double.NaN);
+            return median(scenario, contender, REQUESTS);
+        }
+
+        /**
+         * @return each round's value of a figure, in the order run; for {@link #CAPACITY}, the capacity at each
+         *         round's {@link #REDIS_CPU}
+         */
+        List<Double> roundValues(Scenario scenario, String contender, String figure) {
+            Map<String, List<Double>> byFigure = rounds.getOrDefault(scenario + "/" + contender, Map.of());
+            if (figure.equals(CAPACITY)) {
+                return byFigure.getOrDefault(REDIS_CPU, List.of()).stream().map(ServerCost.Cost::capacity).toList();
+            }
+            return byFigure.getOrDefault(figure, List.of());
+        }
+
+        /** @return a figure as reported ({@link #value}) with the least and most of its rounds, and each round's */
+        Spread spread(Scenario scenario, String contender, String figure) {
+            return Spread.of(roundValues(scenario, contender, figure)).withValue(value(scenario, contender, figure));
+        }
+
+        /**
+         * @return Warden's figure over {@code other}'s: the ratio of the medians, with the least and most ratio of
+         *         the rounds
+         */
+        Spread ratio(Scenario scenario, String other, String figure) {
+            return Spread.ratio(spread(scenario, "warden", figure), spread(scenario, other, figure));
+        }
+
+        /**
+         * @return the figures of Warden's ratios in the JSON: throughput, {@link Scenario#latencyFigure()} and the
+         *         cost to the server, those of them the scenario has
+         */
+        List<String> ratioFigures(Scenario scenario) {
+            List<String> figures = new ArrayList<>(List.of("ops/s", scenario.latencyFigure(), REDIS_CPU, REQUESTS,
+                    COMMANDS));
+            figures.retainAll(rows(scenario));
+            return figures;
+        }
+
+        /** @return the most rounds any contender ran the scenario */
+        private int roundCount(Scenario scenario) {
+            int most = 0;
+            for (String contender : contenders) {
+                most = Math.max(most, roundValues(scenario, contender, "ops/s").size());
+            }
+            return most;
         }
 
         /** @return the acquisitions per second one Redis core serves at the median {@link #REDIS_CPU}; NaN if none */
@@ -462,13 +503,9 @@ public final class Bench {
             return ServerCost.Cost.capacity(median(scenario, contender, REDIS_CPU));
         }
 
-        /** @return a figure's median, or a figure derived from the run: {@link #CAPACITY}, {@link #REQUESTS} */
+        /** @return a figure's median, or {@link #CAPACITY}, derived from the median {@link #REDIS_CPU} */
         double value(Scenario scenario, String contender, String figure) {
-            return switch (figure) {
-                case CAPACITY -> capacity(scenario, contender);
-                case REQUESTS -> requestsPerOp(scenario, contender);
-                default -> median(scenario, contender, figure);
-            };
+            return figure.equals(CAPACITY) ? capacity(scenario, contender) : median(scenario, contender, figure);
         }
 
         /** @return the figures of a scenario as reported: its own, then {@link #COST} */
@@ -492,8 +529,9 @@ public final class Bench {
         String table() {
             StringBuilder out = new StringBuilder();
             for (Scenario scenario : scenarios) {
-                out.append(String.format(Locale.ROOT, "%n%s: %s (median of rounds)%n", scenario,
-                        scenario.description));
+                boolean spread = roundCount(scenario) > 1;
+                out.append(String.format(Locale.ROOT, "%n%s: %s (median of rounds%s)%n", scenario,
+                        scenario.description, spread ? "; below each, the least and most round" : ""));
                 out.append(String.format(Locale.ROOT, "  %-20s", "figure"));
                 // Columns of 15, wider for a longer name, such as redisson-expirable.
                 contenders.forEach(c -> out.append(String.format(Locale.ROOT, "%" + column(c) + "s", c)));
@@ -507,6 +545,15 @@ public final class Bench {
                                 : String.format(Locale.ROOT, width + (value >= 100 ? ".0f" : ".2f"), value));
                     }
                     out.append('\n');
+                    if (spread) {
+                        out.append(String.format(Locale.ROOT, "  %-20s", "  min-max"));
+                        for (String contender : contenders) {
+                            Spread rounds = spread(scenario, contender, figure);
+                            out.append(String.format(Locale.ROOT, "%" + column(contender) + "s",
+                                    Double.isNaN(rounds.min()) ? "n/a" : range(rounds)));
+                        }
+                        out.append('\n');
+                    }
                 }
                 if (contenders.contains("warden")) {
                     for (String other : contenders) {
@@ -538,18 +585,31 @@ public final class Bench {
         /**
          * Warden's throughput over another contender's; for the read-write lock and the semaphore also the ratios
          * of their targets (issue #26): the wait of {@link Scenario#latencyFigure()} and the requests per
-         * acquisition; in every scenario Redis's CPU per acquisition (issue #42). "n/a" where the other takes no
-         * part.
+         * acquisition; in every scenario Redis's CPU per acquisition (issue #42). Each is the ratio of the medians,
+         * followed by the least and most ratio of the rounds where more than one round has one. "n/a" where the
+         * other takes no part.
          */
         private void ratios(StringBuilder out, Scenario scenario, String other) {
             boolean absent = Double.isNaN(median(scenario, other, "ops/s"));
             List<String> figures = absent ? List.of("ops/s") : scenario.kind == Scenario.Kind.LOCK
                     ? List.of("ops/s", REDIS_CPU) : List.of("ops/s", scenario.latencyFigure(), REQUESTS, REDIS_CPU);
             for (String figure : figures) {
-                double ratio = value(scenario, "warden", figure) / value(scenario, other, figure);
+                Spread ratio = ratio(scenario, other, figure);
+                String rounds = ratio.counted() > 1 ? String.format(Locale.ROOT, " (rounds %.2f-%.2f)", ratio.min(),
+                        ratio.max()) : "";
                 out.append(String.format(Locale.ROOT, "  warden / %-13s %s ratio %s%n", other, figure,
-                        Double.isNaN(ratio) ? "n/a" : String.format(Locale.ROOT, "%.2f", ratio)));
+                        Double.isNaN(ratio.value()) ? "n/a"
+                                : String.format(Locale.ROOT, "%.2f", ratio.value()) + rounds));
             }
+        }
+
+        /** @return the least and most round, as the table prints a figure */
+        private static String range(Spread spread) {
+            return format(spread.min()) + "-" + format(spread.max());
+        }
+
+        private static String format(double value) {
+            return String.format(Locale.ROOT, value >= 100 ? "%.0f" : "%.2f", value);
         }
 
         /** What a resource or {@link Scale scale} measurement measures. */
@@ -581,28 +641,64 @@ public final class Bench {
             List<String> entries = new ArrayList<>();
             for (Scenario scenario : scenarios) {
                 for (String contender : contenders) {
-                    StringBuilder entry = new StringBuilder(String.format(Locale.ROOT, "    \"%s/%s\": {", scenario,
-                            contender));
-                    List<String> parts = new ArrayList<>();
+                    List<String> medians = new ArrayList<>();
+                    List<String> byRound = new ArrayList<>();
+                    List<String> spreads = new ArrayList<>();
                     for (String figure : rows(scenario)) {
-                        parts.add(String.format(Locale.ROOT, "\"%s\": %.3f", figure,
-                                value(scenario, contender, figure)));
+                        Spread spread = spread(scenario, contender, figure);
+                        medians.add(String.format(Locale.ROOT, "\"%s\": %s", figure, number(spread.value())));
+                        byRound.add(String.format(Locale.ROOT, "\"%s\": %s", figure, numbers(spread.rounds())));
+                        spreads.add(String.format(Locale.ROOT, "\"%s\": {\"min\": %s, \"median\": %s, \"max\": %s}",
+                                figure, number(spread.min()), number(spread.value()), number(spread.max())));
                     }
-                    entry.append(String.join(", ", parts)).append('}');
-                    entries.add(entry.toString());
+                    entries.add(String.format(Locale.ROOT, "    \"%s/%s\": {%s,%n      \"rounds\": {%s},%n"
+                                    + "      \"spread\": {%s}}", scenario, contender, String.join(", ", medians),
+                            String.join(", ", byRound), String.join(", ", spreads)));
                 }
             }
             for (Map.Entry<String, Map<String, Map<String, Double>>> resource : resources.entrySet()) {
                 for (Map.Entry<String, Map<String, Double>> byContender : resource.getValue().entrySet()) {
                     List<String> parts = new ArrayList<>();
                     byContender.getValue().forEach((figure, value) -> parts.add(String.format(Locale.ROOT,
-                            "\"%s\": %.3f", figure, value)));
+                            "\"%s\": %s", figure, number(value))));
                     entries.add(String.format(Locale.ROOT, "    \"%s/%s\": {%s}", resource.getKey(),
                             byContender.getKey(), String.join(", ", parts)));
                 }
             }
-            json.append(String.join(",\n", entries)).append("\n  }\n}\n");
+            json.append(String.join(",\n", entries)).append("\n  },\n");
+            json.append("  \"wardenOver\": {");
+            List<String> ratios = new ArrayList<>();
+            if (contenders.contains("warden")) {
+                for (Scenario scenario : scenarios) {
+                    for (String other : contenders) {
+                        if (other.equals("warden") || Double.isNaN(median(scenario, "warden", "ops/s"))
+                                || Double.isNaN(median(scenario, other, "ops/s"))) {
+                            continue;
+                        }
+                        List<String> parts = new ArrayList<>();
+                        for (String figure : ratioFigures(scenario)) {
+                            Spread ratio = ratio(scenario, other, figure);
+                            parts.add(String.format(Locale.ROOT, "\"%s\": {\"ratio\": %s, \"min\": %s, \"max\": %s, "
+                                            + "\"rounds\": %s}", figure, number(ratio.value()), number(ratio.min()),
+                                    number(ratio.max()), numbers(ratio.rounds())));
+                        }
+                        ratios.add(String.format(Locale.ROOT, "    \"%s/%s\": {%s}", scenario, other,
+                                String.join(", ", parts)));
+                    }
+                }
+            }
+            json.append(ratios.isEmpty() ? "}\n" : "\n" + String.join(",\n", ratios) + "\n  }\n");
+            json.append("}\n");
             return json.toString();
+        }
+
+        /** @return a figure in JSON: three decimals, or null where there is none (NaN) or it is infinite */
+        private static String number(double value) {
+            return Double.isFinite(value) ? String.format(Locale.ROOT, "%.3f", value) : "null";
+        }
+
+        private static String numbers(List<Double> values) {
+            return values.stream().map(Results::number).collect(java.util.stream.Collectors.joining(", ", "[", "]"));
         }
     }
 }

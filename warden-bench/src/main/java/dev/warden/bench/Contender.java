@@ -1,5 +1,8 @@
 package dev.warden.bench;
 
+import java.time.Duration;
+import java.util.Optional;
+
 /** A lock implementation under measurement. One instance is shared by every thread of a scenario. */
 interface Contender extends AutoCloseable {
     /** @return the name in reports */
@@ -11,6 +14,16 @@ interface Contender extends AutoCloseable {
      * @return what releases it
      */
     Release acquire(String key) throws Exception;
+
+    /**
+     * Acquires the lock on {@code key} with a lease renewed while it is held, waiting at most {@code wait}; for the
+     * contenders that S7 ({@link ManyWaiters}) blocks by the thousand in acquire, Warden's and Redisson's.
+     *
+     * @return what releases it, or empty if the wait ran out
+     */
+    default Optional<Release> tryAcquire(String key, Duration wait) throws Exception {
+        throw new UnsupportedOperationException(name() + " has no timed acquire");
+    }
 
     /**
      * Acquires the read (shared) half of the read-write lock on {@code key}, waiting as long as it takes; for a
@@ -63,5 +76,16 @@ interface Contender extends AutoCloseable {
     @FunctionalInterface
     interface Release {
         void release() throws Exception;
+
+        /**
+         * Releases, as {@link #release()}, and tells whether the lock was still held: what S7 counts as lost.
+         *
+         * @return false if the lock had been lost (its lease expired or was taken) before the release; true by
+         *         default, for a lock whose release says nothing (Redisson's unlock throws instead)
+         */
+        default boolean releaseHeld() throws Exception {
+            release();
+            return true;
+        }
     }
 }

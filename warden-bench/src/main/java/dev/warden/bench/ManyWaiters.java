@@ -1,8 +1,5 @@
 package dev.warden.bench;
 
-import dev.warden.Lease;
-import dev.warden.LockClient;
-import dev.warden.LockConfig;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.time.Duration;
@@ -22,14 +19,13 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 import jdk.jfr.consumer.RecordingStream;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
-import org.redisson.Redisson;
-import org.redisson.api.RLock;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * S7, many waiters, run once per contender: what {@code waiters} threads blocked in acquire cost while {@code locks}
  * locks are held, and how fast the locks then pass through them.
+ *
+ * <p>The clients are the bench's {@linkplain Contender contenders}, {@code warden} and {@code redisson}, each opened
+ * as in the timed scenarios and acquiring with {@link Contender#tryAcquire}.
  *
  * <p>One run: FLUSHALL; a holder client takes each of the {@code locks} names ({@code s7:0} ...) with a renewed lease
  * (Warden: the default 30 s lease and its watchdog; Redisson: {@code lock()} and its 30 s watchdog). Then the
@@ -79,6 +75,8 @@ import org.redisson.config.Config;
  * thread (a monitor in the class loader), which the warm-up round keeps out of the figure.
  */
 final class ManyWaiters {
+    /** The contenders S7 measures. */
+    static final List<String> CONTENDERS = List.of("warden", "redisson");
     /** Platform threads per client where there are no virtual threads. */
     static final int THREADS_PER_CLIENT = 100;
     /** The names of the single-waiter baseline. */
@@ -112,7 +110,7 @@ final class ManyWaiters {
      */
     static Map<String, Double> run(String contender, String redisUri, int waiters, int locks, Duration hold)
             throws Exception {
-        if (!contender.equals("warden") && !contender.equals("redisson")) {
+        if (!CONTENDERS.contains(contender)) {
             throw new IllegalArgumentException("S7 measures warden and redisson, not " + contender);
         }
         if (locks < 1 || waiters < locks || hold.isNegative()) {
@@ -129,10 +127,11 @@ final class ManyWaiters {
         figures.put("locks", (double) locks);
         figures.put("virtual threads", virtual ? 1.0 : 0.0);
         figures.put("clients", (double) clientCount);
-        List<Client> clients = new ArrayList<>();
-        try (Client holder = Client.open(contender, redisUri)) {
+        Contenders.Servers servers = new Contenders.Servers(redisUri);
+        List<Contender> clients = new ArrayList<>();
+        try (Contender holder = Contenders.open(contender, servers)) {
             for (int i = 0; i < clientCount; i++) {
-                clients.add(Client.open(contender, redisUri));
+                clients.add(Contenders.open(contender, servers));
             }
             // Loads the classes of the contended paths (a class loaded by a virtual thread pins its carrier) and
             // subscribes nothing that the main round uses.
@@ -184,7 +183,7 @@ final class ManyWaiters {
             figures.put("overlaps", figures.get("overlaps") + baseline.overlaps.get());
             figures.put("lost", figures.get("lost") + baseline.lost.get());
         } finally {
-            for (Client client : clients) {
+            for (Contender client : clients) {
                 client.close();
             }
         }
@@ -197,13 +196,13 @@ final class ManyWaiters {
      * waiters' handoffs.
      */
     private static final class Round {
-        private final Client holder;
-        private final List<Client> clients;
+        private final Contender holder;
+        private final List<Contender> clients;
         private final String prefix;
         private final int waiters;
         private final int locks;
         private final boolean virtual;
-        private final List<Held> held = new ArrayList<>();
+        private final List<Contender.Release> held = new ArrayList<>();
         /** Per name, how many hold it now, as the waiters see it. */
         private final AtomicInteger[] holders;
         /** Per name, the {@code nanoTime} at which its last holder began to release it; 0 while held by the holder. */
@@ -222,7 +221,7 @@ final class ManyWaiters {
         private Duration startTime;
         private long drainNanos;
 
-        Round(Client holder, List<Client> clients, String prefix, int waiters, int locks, boolean virtual) {
+        Round(Contender holder, List<Contender> clients, String prefix, int waiters, int locks, boolean virtual) {
             this.holder = holder;
             this.clients = clients;
             this.prefix = prefix;
@@ -244,7 +243,7 @@ final class ManyWaiters {
          */
         void holdAndStart() throws Exception {
             for (int i = 0; i < locks; i++) {
-                held.add(holder.acquire(prefix + i, Duration.ofSeconds(10)).orElseThrow(
+                held.add(holder.tryAcquire(prefix + i, Duration.ofSeconds(10)).orElseThrow(
                         () -> new IllegalStateException("the holder could not take a free lock")));
             }
             pool = virtual ? virtualThreads() : Executors.newFixedThreadPool(waiters, platformThreads());
@@ -254,7 +253,7 @@ final class ManyWaiters {
             long begin = System.nanoTime();
             for (int i = 0; i < waiters; i++) {
                 int name = i % locks;
-                Client client = clients.get(i / THREADS_PER_CLIENT % clients.size());
+                Contender client = clients.get(i / THREADS_PER_CLIENT % clients.size());
                 pool.execute(() -> waiter(client, name));
             }
             long end = begin + START_BOUND.toNanos();
@@ -269,12 +268,12 @@ final class ManyWaiters {
         }
 
         /** One waiter: blocks in acquire, then records its handoff and releases at once. */
-        private void waiter(Client client, int name) {
+        private void waiter(Contender client, int name) {
             try {
                 started.incrementAndGet();
                 // Long enough for any bounded run: the caller's own bounds fail the run first.
                 long begin = System.nanoTime();
-                Optional<Held> lease = client.acquire(prefix + name, Duration.ofMinutes(10));
+                Optional<Contender.Release> lease = client.tryAcquire(prefix + name, Duration.ofMinutes(10));
                 if (lease.isEmpty()) {
                     throw new IllegalStateException("a waiter of " + prefix + name + " was told it did not get the"
                             + " lock within its 10 min wait, after " + (System.nanoTime() - begin) / 1_000_000 + " ms");
@@ -292,7 +291,7 @@ final class ManyWaiters {
                 }
                 holders[name].decrementAndGet();
                 released[name].set(System.nanoTime());
-                if (!lease.get().release()) {
+                if (!lease.get().releaseHeld()) {
                     lost.incrementAndGet();
                 }
                 lastRelease.accumulateAndGet(System.nanoTime(), Math::max);
@@ -316,7 +315,7 @@ final class ManyWaiters {
                         TimeUnit.MILLISECONDS.sleep(gapMillis);
                     }
                     released[i].set(System.nanoTime());
-                    if (!held.get(i).release()) {
+                    if (!held.get(i).releaseHeld()) {
                         lost.incrementAndGet();
                     }
                 }
@@ -341,77 +340,6 @@ final class ManyWaiters {
                     stop(pins);
                 }
             }
-        }
-    }
-
-    /** A lock client of either contender. */
-    private interface Client extends AutoCloseable {
-        /**
-         * Acquires {@code name} with a renewed lease, waiting at most {@code wait}.
-         *
-         * @return what releases it, or empty if the wait ran out
-         */
-        Optional<Held> acquire(String name, Duration wait) throws Exception;
-
-        @Override
-        void close();
-
-        static Client open(String contender, String uri) {
-            return contender.equals("warden") ? new WardenClient(uri) : new RedissonClientOf(uri);
-        }
-    }
-
-    /** A lock held, by the thread that acquired it, until released. */
-    private interface Held {
-        /** @return false if the lock had been lost before the release */
-        boolean release();
-    }
-
-    /** Warden with its defaults: a 30 s lease renewed by the watchdog. */
-    private static final class WardenClient implements Client {
-        private final LockClient client;
-
-        WardenClient(String uri) {
-            client = LockClient.create(LockConfig.builder().redisUri(uri).keyPrefix("b:").build());
-        }
-
-        @Override
-        public Optional<Held> acquire(String name, Duration wait) throws InterruptedException {
-            Optional<Lease> lease = client.lock(name).tryAcquire(wait);
-            return lease.map(l -> l::release);
-        }
-
-        @Override
-        public void close() {
-            client.close();
-        }
-    }
-
-    /** Redisson with its defaults: {@code RLock} with the 30 s watchdog, released by the thread that acquired it. */
-    private static final class RedissonClientOf implements Client {
-        private final RedissonClient client;
-
-        RedissonClientOf(String uri) {
-            Config config = new Config();
-            config.useSingleServer().setAddress(uri);
-            client = Redisson.create(config);
-        }
-
-        @Override
-        public Optional<Held> acquire(String name, Duration wait) throws InterruptedException {
-            RLock lock = client.getLock("b:" + name);
-            if (!lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS)) {
-                return Optional.empty();
-            }
-            return Optional.of(() -> {
-                lock.unlock();
-                return true;
-            });
-        }
-
-        @Override
-        public void close() {
-            client.shutdown();
         }
     }
 

@@ -1,8 +1,11 @@
 package dev.warden.bench;
 
+import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.redisson.Redisson;
 import org.redisson.api.RLock;
@@ -52,6 +55,16 @@ final class RedissonContender implements Contender {
         RLock lock = locks.apply(key(key));
         lock.lock();
         return lock::unlock;
+    }
+
+    /** {@code tryLock(wait, unit)}: the watchdog renews the lock while held; only its acquirer may unlock it. */
+    @Override
+    public Optional<Release> tryAcquire(String key, Duration wait) throws InterruptedException {
+        RLock lock = locks.apply(key(key));
+        if (!lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+            return Optional.empty();
+        }
+        return Optional.of(lock::unlock);
     }
 
     @Override

@@ -3,6 +3,8 @@ package dev.warden.bench;
 import dev.warden.Lease;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
+import java.time.Duration;
+import java.util.Optional;
 
 /**
  * Warden with its defaults: a 30 s lease renewed by the watchdog. Its read-write lock and semaphore run too, but
@@ -24,26 +26,27 @@ final class WardenContender implements Contender {
 
     @Override
     public Release acquire(String key) throws InterruptedException {
-        Lease lease = client.lock(key).acquire();
-        return lease::close;
+        return new Held(client.lock(key).acquire());
+    }
+
+    @Override
+    public Optional<Release> tryAcquire(String key, Duration wait) throws InterruptedException {
+        return client.lock(key).tryAcquire(wait).map(Held::new);
     }
 
     @Override
     public Release acquireRead(String key) throws InterruptedException {
-        Lease lease = client.readWriteLock(key).readLock().acquire();
-        return lease::close;
+        return new Held(client.readWriteLock(key).readLock().acquire());
     }
 
     @Override
     public Release acquireWrite(String key) throws InterruptedException {
-        Lease lease = client.readWriteLock(key).writeLock().acquire();
-        return lease::close;
+        return new Held(client.readWriteLock(key).writeLock().acquire());
     }
 
     @Override
     public Release acquirePermit(String key, int permits) throws InterruptedException {
-        Lease lease = client.semaphore(key, permits).acquire(1);
-        return lease::close;
+        return new Held(client.semaphore(key, permits).acquire(1));
     }
 
     @Override
@@ -54,5 +57,18 @@ final class WardenContender implements Contender {
     @Override
     public void close() {
         client.close();
+    }
+
+    /** A lease, whose release tells whether it still held what it released. */
+    private record Held(Lease lease) implements Release {
+        @Override
+        public void release() {
+            lease.release();
+        }
+
+        @Override
+        public boolean releaseHeld() {
+            return lease.release();
+        }
     }
 }

@@ -86,7 +86,14 @@ class BenchSmokeTest {
                     .contains(String.format(Locale.ROOT, "\"redis capacity ops/s\": %.3f",
                             results.capacity(Scenario.S1, "warden")))
                     .contains(String.format(Locale.ROOT, "\"commands/op\": %.3f",
-                            results.median(Scenario.S1, "warden", Bench.Results.COMMANDS)));
+                            results.median(Scenario.S1, "warden", Bench.Results.COMMANDS)))
+                    // Each round's value beside the median (one round here), the requests counted in it too.
+                    .contains(String.format(Locale.ROOT, "\"S1/warden\": {\"ops/s\": %.3f,", results.median(
+                            Scenario.S1, "warden", "ops/s")))
+                    .contains(String.format(Locale.ROOT, "\"rounds\": {\"ops/s\": [%.3f],", results.median(
+                            Scenario.S1, "warden", "ops/s")))
+                    .contains(String.format(Locale.ROOT, "\"requests/op\": [%.3f]",
+                            results.requestsPerOp(Scenario.S1, "warden")));
         }
     }
 
