@@ -77,7 +77,8 @@ public final class Errors {
 
     /** The failure of an operation on a semaphore in use that has {@code stored} permits, named with {@code named}. */
     public static SemaphorePermitsException permitsDiffer(String what, int stored, int named) {
-        return new SemaphorePermitsException(what + ": the semaphore has " + stored + (stored == 1 ? " permit" : " permits") + ", not " + named
+        return new SemaphorePermitsException(what + ": the semaphore has " + stored
+                + (stored == 1 ? " permit" : " permits") + ", not " + named
                 + "; while it is in use every client must name the same number (resize() changes it)", stored, named);
     }
 

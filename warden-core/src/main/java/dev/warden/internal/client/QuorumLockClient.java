@@ -155,7 +155,8 @@ final class QuorumLockClient extends LockClientBase {
                         name -> CompletableFuture.failedFuture(e)));
             }
         }
-        return LockListing.start(LockListing.LOCKS, prefix, glob, limit, quorum.nodes().size() - quorum.majority(), inFlight, sources,
+        return LockListing.start(LockListing.LOCKS, prefix, glob, limit, quorum.nodes().size() - quorum.majority(),
+                inFlight, sources,
                 name -> new QuorumLock(locks, name).read());
     }
 

@@ -61,7 +61,8 @@ public final class IdentityRecord {
     /** The writing's states: not started, idle between writes, a write scheduled or in flight, closed. */
     private enum State { NEW, IDLE, WRITING, CLOSED }
 
-    public IdentityRecord(Scripts scripts, ScheduledExecutorService scheduler, String prefix, String tag, String clientName) {
+    public IdentityRecord(Scripts scripts, ScheduledExecutorService scheduler, String prefix, String tag,
+                          String clientName) {
         this.scripts = scripts;
         this.scheduler = scheduler;
         this.key = key(prefix, tag);

@@ -98,7 +98,8 @@ public final class LockListing<T> {
     }
 
     /** Mutexes. */
-    public static final Kind<LockInfo> LOCKS = new Kind<>("", info -> info.held() || info.waiters() > 0, LockInfo::name);
+    public static final Kind<LockInfo> LOCKS = new Kind<>("", info -> info.held() || info.waiters() > 0,
+                                                          LockInfo::name);
     /** Read-write locks. */
     public static final Kind<ReadWriteLockInfo> READ_WRITE_LOCKS = new Kind<>(ShareKeys.Kind.READ_WRITE.suffix,
             info -> info.writeLocked() || info.readers() > 0 || info.waiters() > 0, ReadWriteLockInfo::name);

@@ -63,6 +63,7 @@ public abstract class LeaseBase implements Lease {
     private long nextRenewAt;
     /** Whether a renewal of this lease is in flight. Guarded by the {@link Watchdog}'s lock. */
     private boolean renewalInFlight;
+    /** The callbacks to run when the lease is lost ({@link #onLost}); null when none, and once run. Guarded by this. */
     private List<Runnable> callbacks;
     /** When the request that granted the lock (or the local handover to this lease) was sent: for hold times. */
     private final long grantedAt;

@@ -10,6 +10,9 @@ import dev.warden.internal.base.Errors;
 import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Futures;
 import dev.warden.internal.lease.LeaseBase;
+import dev.warden.internal.lease.Phase;
+import dev.warden.internal.script.QuietRenewal;
+import dev.warden.internal.script.Registration;
 import dev.warden.internal.script.Replies;
 import dev.warden.internal.script.Scripts;
 import dev.warden.internal.wait.Notifier;
@@ -110,10 +113,14 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
     private Notifier.Mark markAtSend;
     /** Where waiters queue: a try of this waiter may have registered it in Redis. Guarded by this. */
     private boolean registered;
-    /** Whether a try was sent already: a waiter may then be registered, and leaves the waiters on acquiring. */
+    /**
+     * Whether a try was sent already: a waiter may then be registered, and leaves the waiters on acquiring. Guarded
+     * by this.
+     */
     private boolean tried;
-    /** Where waiters queue: when the last tries were sent, by try number modulo {@link #ARMS_KEPT}. */
+    /** Where waiters queue: when the last tries were sent, by try number modulo {@link #ARMS_KEPT}. Guarded by this. */
     private final long[] armSentAt = new long[ARMS_KEPT];
+    /** Where waiters queue: the tries sent so far, each a new arm of the registration. Guarded by this. */
     private int arms;
 
     /**
@@ -155,33 +162,6 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         return this;
     }
 
-    /** Where an acquisition stands: what may happen next, and who may move it on. */
-    enum Phase {
-        /** No try in flight: before the first, or waiting for a wake-up, a grant or a timer. */
-        IDLE,
-        /**
-         * Fair mode: the first try is held back for up to {@link #HOLD_BACK_NANOS} while a lease of this client
-         * holds the lock; that lease's release registers the waiter ({@link #board}), or the timer sends the try.
-         */
-        HELD_BACK,
-        /** A try is in flight, sent by this acquisition or by a release of this client that registers it. */
-        TRYING,
-        /** A holder of this client reserved this waiter for a local handover ({@link #takeOver} or not). */
-        RESERVED,
-        /** Granted by a reply, a grant message or a local handover: the lease is being delivered; no more tries. */
-        GRANTED;
-
-        /** @return whether a move from this phase to {@code next} is one the protocol makes */
-        boolean leadsTo(Phase next) {
-            return switch (this) {
-                case IDLE -> next != IDLE;
-                case HELD_BACK -> next == TRYING;
-                case TRYING, RESERVED -> next == IDLE || next == GRANTED;
-                case GRANTED -> false;
-            };
-        }
-    }
-
     /**
      * The one place where the phase changes. Guarded by this.
      *
@@ -189,11 +169,7 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
      *                               loudly (through {@link InFlight}) instead of leaving it in a state nobody expects
      */
     private void move(Phase next) {
-        if (!phase.leadsTo(next)) {
-            throw new IllegalStateException("acquisition of lock '" + lock.name() + "' moved from " + phase + " to "
-                    + next);
-        }
-        phase = next;
+        phase = phase.to(next, "acquisition of lock '" + lock.name() + "'");
     }
 
     /** @return the current phase, for tests */
@@ -245,14 +221,14 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
     }
 
     @Override
-    public String[] claim(long sentAt) {
+    public QuietRenewal claim(long sentAt) {
         synchronized (this) {
             if (!quiet || !refreshable()) {
                 return null;
             }
             int arm = sending(sentAt);
             long left = forever ? -1 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - context.ticker().read()));
-            return new String[] {token, Long.toString(left), Long.toString(grantMillis), Integer.toString(arm)};
+            return new QuietRenewal(token, left, grantMillis, arm);
         }
     }
 
@@ -710,7 +686,7 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
     }
 
     @Override
-    public String[] board(long sentAt) {
+    public Registration board(long sentAt) {
         int arm;
         synchronized (this) {
             // Only a waiter that has not tried yet: idle, or held back for the lease whose release asks.
@@ -720,7 +696,7 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
             arm = sending(sentAt);
             markAtSend = context.notifier().mark(lock.keys(), queued);
         }
-        return new String[] {token, Integer.toString(arm), Long.toString(grantMillis)};
+        return new Registration(token, arm, grantMillis);
     }
 
     @Override

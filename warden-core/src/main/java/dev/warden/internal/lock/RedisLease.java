@@ -63,7 +63,8 @@ public final class RedisLease extends LeaseBase {
      *                      first renewal extends)
      * @param upcoming      fair mode: the tokens queued behind this lease, if a release of this client told them
      */
-    public RedisLease(RedisLock lock, String token, long fence, long leaseMillis, boolean renewing, long sentAt, int acks,
+    public RedisLease(RedisLock lock, String token, long fence, long leaseMillis, boolean renewing, long sentAt,
+                      int acks,
                long grantedMillis, List<String> upcoming) {
         super(leaseMillis, renewing, sentAt, grantedMillis);
         this.lock = lock;

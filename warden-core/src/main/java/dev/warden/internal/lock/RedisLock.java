@@ -8,13 +8,13 @@ import dev.warden.internal.base.Require;
 import dev.warden.internal.lease.LockBase;
 import dev.warden.internal.lease.ThreadHolds;
 import dev.warden.internal.script.LockKeys;
+import dev.warden.internal.script.Registration;
 import dev.warden.internal.script.Replies;
 import dev.warden.internal.wait.Notifier;
 import dev.warden.internal.wire.InFlight;
 import dev.warden.internal.wire.Replicas;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -76,7 +76,7 @@ public final class RedisLock extends LockBase {
      */
     CompletableFuture<Replies.Release> releaseQueued(String token, List<Notifier.Waiter> held) {
         List<Notifier.Waiter> riders = new ArrayList<>(held.size());
-        List<String> args = board(held, riders);
+        List<Registration> args = board(held, riders);
         // Without an answer the lease's hold-back ends and every rider tries on its own.
         Runnable failed = () -> {
             endHoldBack(token);
@@ -123,7 +123,7 @@ public final class RedisLock extends LockBase {
      */
     CompletableFuture<List<String>> consumeFair(String token, String waiter, List<Notifier.Waiter> held) {
         List<Notifier.Waiter> riders = new ArrayList<>(held.size());
-        List<String> args = board(held, riders);
+        List<Registration> args = board(held, riders);
         CompletableFuture<List<String>> reply;
         try {
             reply = context.scripts().consumeFair(keys, token, waiter, context.instanceId(), args);
@@ -142,18 +142,18 @@ public final class RedisLock extends LockBase {
     }
 
     /** The registrations of waiters held back for a lease, for its script to make; {@code riders} gets them. */
-    private List<String> board(List<Notifier.Waiter> held, List<Notifier.Waiter> riders) {
+    private List<Registration> board(List<Notifier.Waiter> held, List<Notifier.Waiter> riders) {
         if (held.isEmpty()) {
             // Every release but fair mode's after a hold-back: no list, no clock read.
             return List.of();
         }
-        List<String> args = new ArrayList<>(held.size() * 3);
+        List<Registration> args = new ArrayList<>(held.size());
         long sentAt = context.ticker().read();
         for (Notifier.Waiter waiter : held) {
-            String[] registration = waiter.board(sentAt);
+            Registration registration = waiter.board(sentAt);
             if (registration != null) {
                 riders.add(waiter);
-                args.addAll(Arrays.asList(registration));
+                args.add(registration);
             }
         }
         return args;

@@ -6,6 +6,7 @@ import dev.warden.internal.base.Errors;
 import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Futures;
 import dev.warden.internal.lease.LeaseBase;
+import dev.warden.internal.lease.Phase;
 import dev.warden.internal.script.Replies;
 import dev.warden.internal.script.Scripts;
 import dev.warden.internal.wait.Deployment;
@@ -41,12 +42,15 @@ public final class QuorumAcquisition implements Notifier.Waiter {
     private final long deadline;
     private final String token;
 
-    // Guarded by this.
-    private boolean inFlight;
+    /** Where it stands: IDLE, TRYING (a fan-out in flight), GRANTED; changed only by {@link #move}. Guarded by this. */
+    private Phase phase = Phase.IDLE;
+    /** A wake-up came while a try was in flight: try again after it. Guarded by this. */
     private boolean woken;
+    /** Subscribed to the lock's channel on every connected server. Guarded by this. */
     private boolean joined;
-    /** Whether a try was sent already: a waiter may then be registered, and leaves the waiters on acquiring. */
+    /** Whether a try was sent already: later tries are a waiter's ({@code Scripts.Try}). Guarded by this. */
     private boolean tried;
+    /** The next try's timer, if scheduled. Guarded by this. */
     private ScheduledFuture<?> timer;
     /** Told when this acquisition starts waiting, for the listener. */
     private final Events.AcquireWatch watch;
@@ -81,11 +85,11 @@ public final class QuorumAcquisition implements Notifier.Waiter {
             if (result.isDone()) {
                 return;
             }
-            if (inFlight) {
+            if (phase != Phase.IDLE) {
                 woken = true;
                 return;
             }
-            inFlight = true;
+            move(Phase.TRYING);
             woken = false;
             kind = Scripts.Try.of(waits, tried);
             tried = true;
@@ -105,6 +109,11 @@ public final class QuorumAcquisition implements Notifier.Waiter {
                         onReplies(outcomes, sentAt);
                     }
                 }, this::failed);
+    }
+
+    /** The one place where the phase changes. Guarded by this. */
+    private void move(Phase next) {
+        phase = phase.to(next, lock.describe("acquire"));
     }
 
     /** A callback that threw, or a fan-out that failed: the acquisition fails with it rather than hang. */
@@ -160,6 +169,9 @@ public final class QuorumAcquisition implements Notifier.Waiter {
                     }
                     int holding = Fanout.count(outcomes, Boolean::booleanValue);
                     if (holding >= context.quorum().majority() && validity(sentAt) > 0) {
+                        synchronized (QuorumAcquisition.this) {
+                            move(Phase.GRANTED);
+                        }
                         QuorumLease lease = new QuorumLease(lock, token, fence, leaseMillis, renewing, sentAt,
                                 holding);
                         // Watched before the caller can see it: a caller that releases it at once then takes it
@@ -220,7 +232,7 @@ public final class QuorumAcquisition implements Notifier.Waiter {
             if (result.isDone()) {
                 return;
             }
-            inFlight = false;
+            move(Phase.IDLE);
             join = !joined;
             joined = true;
             if (!join) {

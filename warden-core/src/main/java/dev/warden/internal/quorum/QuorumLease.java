@@ -95,13 +95,15 @@ final class QuorumLease extends LeaseBase {
                 return true;
             }
             if (context.quorum().outOfReach(gone)) {
-                lose("release found it held on only " + released + " of " + context.quorum().nodes().size() + " servers");
+                lose("release found it held on only " + released + " of " + context.quorum().nodes().size()
+                        + " servers");
                 return false;
             }
             released();
             Throwable cause = Fanout.firstFailure(outcomes);
             throw Errors.completion(new LockConnectionException(lock.describe("release") + ": released on "
-                    + released + " of " + context.quorum().nodes().size() + " servers; the rest failed and expire with the "
+                    + released + " of " + context.quorum().nodes().size()
+                    + " servers; the rest failed and expire with the "
                     + "lease: " + Errors.translate(cause, "first failure").getMessage(), cause));
         });
     }

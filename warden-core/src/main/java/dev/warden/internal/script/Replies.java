@@ -430,7 +430,8 @@ public final class Replies {
          * @return the state as one half of a read-write lock, or a semaphore's permits, sees it: held by one of
          *         {@code held} holders, the first of {@code holderOf} named as the holder
          */
-        public LockInfo view(String name, int held, List<Tokens.Origin> holderOf, Map<Tokens.Origin, Identity> identities) {
+        public LockInfo view(String name, int held, List<Tokens.Origin> holderOf, Map<Tokens.Origin,
+                             Identity> identities) {
             return new LockInfo(name, held > 0, Duration.ofMillis(held > 0 ? leftMillis : 0), fence, waiters,
                     Optional.empty(), Optional.empty(), longestWait(),
                     held > 0 ? holderOf.stream().findFirst().map(identities::get) : Optional.empty(),

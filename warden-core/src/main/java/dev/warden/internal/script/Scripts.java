@@ -208,12 +208,12 @@ public final class Scripts {
      * Renews the quiet registrations of several waiters of this client for one lock in one step, while another holds
      * it ({@code refresh.lua}): for each, what its own try would do then, in one request for all.
      *
-     * @param waiters per waiter its token, the ms left of its wait (-1 for no limit), its grant ms and arm
+     * @param waiters what each waiter's own try would renew
      */
-    public CompletableFuture<Replies.Refreshed> refresh(LockKeys keys, String clientId, List<String[]> waiters) {
+    public CompletableFuture<Replies.Refreshed> refresh(LockKeys keys, String clientId, List<QuietRenewal> waiters) {
         List<String> args = new java.util.ArrayList<>(4 + 4 * waiters.size());
         args.addAll(List.of(keys.channel(), publish, clientId, LIFE));
-        waiters.forEach(waiter -> args.addAll(List.of(waiter)));
+        waiters.forEach(waiter -> args.addAll(waiter.arguments()));
         return this.<List<Object>>run(REFRESH, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.queue(), keys.registrations()}, args.toArray(String[]::new))
                 .thenApply(reply -> Replies.refresh(reply, waiters.size()));
@@ -251,22 +251,13 @@ public final class Scripts {
     /**
      * The release where waiters queue: also removes the token from the queue (for a waiter that gives up), registers
      * waiters of this client (the releasing one, whose id is {@code message}) behind the queue, and grants the lock
-     * to the oldest live waiter. {@code riders} holds a token, an arm and a grant in ms per waiter to register, or nothing.
+     * to the oldest live waiter; {@code riders} are the waiters to register, if any.
      * Answers {@link Replies.Release}: released, not held, granted to a waiter of another client (the script answers
      * these with a plain integer, which costs Redis far less than a list), or granted to a waiter of this client.
      */
     public CompletableFuture<Replies.Release> releaseQueued(LockKeys keys, String token, String message,
-                                                     List<String> riders) {
-        String[] args = new String[6 + riders.size()];
-        args[0] = token;
-        args[1] = RETENTION;
-        args[2] = keys.channel();
-        args[3] = message;
-        args[4] = publish;
-        args[5] = LIFE;
-        for (int i = 0; i < riders.size(); i++) {
-            args[6 + i] = riders.get(i);
-        }
+                                                     List<Registration> riders) {
+        String[] args = withRegistrations(riders, token, RETENTION, keys.channel(), message, publish, LIFE);
         return this.<List<Object>>run(RELEASE_QUEUED, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.waiters(), keys.queue(), keys.registrations()}, args)
                 .thenApply(Replies::releaseQueued);
@@ -278,17 +269,18 @@ public final class Scripts {
      * answers the first (up to 8) tokens of the queue if the key still holds the token, else null.
      */
     public CompletableFuture<List<String>> consumeFair(LockKeys keys, String holder, String waiter, String clientId,
-                                                List<String> riders) {
-        String[] args = new String[4 + riders.size()];
-        args[0] = holder;
-        args[1] = waiter;
-        args[2] = clientId;
-        args[3] = LIFE;
-        for (int i = 0; i < riders.size(); i++) {
-            args[4 + i] = riders.get(i);
-        }
+                                                List<Registration> riders) {
+        String[] args = withRegistrations(riders, holder, waiter, clientId, LIFE);
         return this.<List<Object>>runInOrder(CONSUME_FAIR, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.queue(), keys.registrations()}, args).thenApply(Replies::consumed);
+    }
+
+    /** @return {@code first}, then each registration's arguments in the order the scripts read them */
+    private static String[] withRegistrations(List<Registration> registrations, String... first) {
+        List<String> args = new java.util.ArrayList<>(first.length + 3 * registrations.size());
+        args.addAll(List.of(first));
+        registrations.forEach(registration -> args.addAll(registration.arguments()));
+        return args.toArray(String[]::new);
     }
 
     /** Answers, per key, whether it was renewed; {@code args} holds a token and a lease in ms per key. */

@@ -92,7 +92,8 @@ public final class ShareScripts {
      * @param waiters  each waiter's token and permits
      * @return the waiters' fences, in their order, or empty if the holder's token held nothing any more
      */
-    public CompletableFuture<Optional<long[]>> handed(ShareKeys keys, ShareKeys.Kind kind, String holder, String clientId,
+    public CompletableFuture<Optional<long[]>> handed(ShareKeys keys, ShareKeys.Kind kind, String holder,
+                                                      String clientId,
                                                List<Map.Entry<String, Long>> waiters) {
         String[] args = new String[6 + 2 * waiters.size()];
         args[0] = holder;

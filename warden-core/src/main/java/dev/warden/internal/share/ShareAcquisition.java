@@ -7,6 +7,7 @@ import dev.warden.internal.base.Errors;
 import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Futures;
 import dev.warden.internal.lease.LeaseBase;
+import dev.warden.internal.lease.Phase;
 import dev.warden.internal.script.Replies;
 import dev.warden.internal.script.Scripts;
 import dev.warden.internal.script.ShareKeys;
@@ -39,30 +40,6 @@ public final class ShareAcquisition implements Notifier.Waiter {
     private static final long ONE_MS = TimeUnit.MILLISECONDS.toNanos(1);
     /** How many tries' send times are kept: a grant names the last try or one shortly before. */
     private static final int ARMS_KEPT = 4;
-
-    /** Where an acquisition stands; it is over once {@link #result} is done, whatever the phase. */
-    private enum Phase {
-        /** No try in flight: waiting for a grant, a timer, or the next try. */
-        IDLE,
-        /** A try is in flight; a wake-up meanwhile ({@link #woken}) tries again after it. */
-        TRYING,
-        /**
-         * A holder of this client reserved it to take its share over ({@link #takeOver}, or {@link #unreserve});
-         * no try goes out meanwhile, and a wake-up tries after it.
-         */
-        RESERVED,
-        /** A lease was made, once: by a reply, a grant message or a local handover. */
-        GRANTED;
-
-        /** @return whether a move from this phase to {@code next} is one the protocol makes */
-        boolean leadsTo(Phase next) {
-            return switch (this) {
-                case IDLE -> next != IDLE;
-                case TRYING, RESERVED -> next == IDLE || next == GRANTED;
-                case GRANTED -> false;
-            };
-        }
-    }
 
     /**
      * Where a waiter stands in its lock's queue in Redis, as far as its client knows: a snapshot, read under the
@@ -111,15 +88,19 @@ public final class ShareAcquisition implements Notifier.Waiter {
     private boolean woken;
     /** Subscribed to the grant channel, as one of its waiters. Guarded by this. */
     private boolean joined;
-    /** Whether a try was sent: it may have queued this waiter or lent it permits. Guarded by this. */
-    private boolean tried;
     /** The next try's timer, if scheduled. Guarded by this. */
     private ScheduledFuture<?> timer;
     /** When the last tries were sent, by try number modulo {@link #ARMS_KEPT}. Guarded by this. */
     private final long[] armSentAt = new long[ARMS_KEPT];
-    /** Tries sent so far. Guarded by this. */
+    /**
+     * Tries sent so far; once one was, it may have queued this waiter or lent it permits ({@link #tried}). Guarded by
+     * this.
+     */
     private int arms;
-    /** The grant channel's state when the last try was sent, to tell whether a grant can have been missed. */
+    /**
+     * The grant channel's state when the last try was sent, to tell whether a grant can have been missed. Guarded by
+     * this.
+     */
     private Notifier.Mark markAtSend;
     /** Its place in the queue since a try joined it, else 0 ({@link Place#score}). Guarded by this. */
     private long score;
@@ -127,7 +108,7 @@ public final class ShareAcquisition implements Notifier.Waiter {
     private boolean clear;
     /** When its place became known ({@link Place#placedAt}). Guarded by this. */
     private long placedAt;
-    /** When its first try was sent, once {@link #tried}. Guarded by this. */
+    /** When its first try was sent, once {@link #tried()}. Guarded by this. */
     private long firstSentAt;
 
     /**
@@ -179,12 +160,11 @@ public final class ShareAcquisition implements Notifier.Waiter {
             move(Phase.TRYING);
             woken = false;
             cancelTimer();
-            kind = Scripts.Try.of(waits, tried);
+            kind = Scripts.Try.of(waits, tried());
             sentAt = context.ticker().read();
-            if (!tried) {
+            if (!tried()) {
                 firstSentAt = sentAt;
             }
-            tried = true;
             arm = arms++;
             armSentAt[arm % ARMS_KEPT] = sentAt;
             markAtSend = waits ? context.notifier().mark(channel) : null;
@@ -215,7 +195,7 @@ public final class ShareAcquisition implements Notifier.Waiter {
 
     /** Where it stands, for {@link ShareWaiters#reserveNext}. */
     synchronized Place place() {
-        return new Place(this, !result.isDone() && phase != Phase.GRANTED, score, clear, placedAt, tried,
+        return new Place(this, !result.isDone() && phase != Phase.GRANTED, score, clear, placedAt, tried(),
                 firstSentAt);
     }
 
@@ -372,7 +352,7 @@ public final class ShareAcquisition implements Notifier.Waiter {
             cancelTimer();
             wasJoined = joined;
             joined = false;
-            cleanUp = tried && (lease == null || lease.isEmpty()) && (waits || error != null);
+            cleanUp = tried() && (lease == null || lease.isEmpty()) && (waits || error != null);
         }
         if (waits) {
             context.notifier().unregister(token);
@@ -390,16 +370,18 @@ public final class ShareAcquisition implements Notifier.Waiter {
         }
     }
 
+    /** Whether a try was sent: it may have queued this waiter or lent it permits. Guarded by this. */
+    private boolean tried() {
+        return arms > 0;
+    }
+
     /**
      * The one place where the phase changes. Guarded by this.
      *
      * @throws IllegalStateException for a move the protocol never makes: a bug, which fails the acquisition loudly
      */
     private void move(Phase next) {
-        if (!phase.leadsTo(next)) {
-            throw new IllegalStateException(share.describe("acquire") + " moved from " + phase + " to " + next);
-        }
-        phase = next;
+        phase = phase.to(next, share.describe("acquire"));
     }
 
     /** Guarded by this. */

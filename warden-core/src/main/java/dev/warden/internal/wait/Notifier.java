@@ -2,6 +2,7 @@ package dev.warden.internal.wait;
 
 import dev.warden.internal.base.UnexpectedReplyException;
 import dev.warden.internal.script.LockKeys;
+import dev.warden.internal.script.Registration;
 import dev.warden.internal.script.Replies;
 import dev.warden.internal.wire.Link;
 import io.lettuce.core.RedisChannelHandler;
@@ -69,9 +70,9 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
          * Fair mode: a release of this client is about to register this waiter, as if by its first try, sent at
          * {@code sentAt}.
          *
-         * @return the registration's arguments (token, arm, grant ms), or null if the waiter cannot take part
+         * @return the registration, or null if the waiter cannot take part
          */
-        default String[] board(long sentAt) {
+        default Registration board(long sentAt) {
             return null;
         }
 
@@ -94,10 +95,8 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
         /** Wake-ups heard (or possibly missed, across a reconnect), so that a waiter can tell none came. */
         long wakes;
         ScheduledFuture<?> linger;
-        /** Fair mode: the token of a lease of this client that a local waiter was granted, until it ends. */
-        String holder;
-        /** Fair mode: the token of a lease of this client whose release is on its way, until it answers. */
-        String releasing;
+        /** Fair mode: which lease of this client holds the lock, and which one's release is on its way. */
+        FairHandover handover = FairHandover.NONE;
         /** Fair mode: waiters whose first try waits for the holder's lease to end. */
         List<Waiter> deferred = new ArrayList<>();
     }
@@ -327,7 +326,7 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
         synchronized (this) {
             Channel c = fairChannel(keys);
             if (c != null) {
-                c.holder = token;
+                c.handover = c.handover.granted(token);
             }
         }
     }
@@ -340,7 +339,7 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
      */
     public synchronized boolean defer(LockKeys keys, Waiter waiter) {
         Channel c = fairChannel(keys);
-        if (c == null || (c.holder == null && c.releasing == null)) {
+        if (c == null || !c.handover.holdsBack()) {
             return false;
         }
         c.deferred.add(waiter);
@@ -365,11 +364,10 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
         }
         synchronized (this) {
             Channel c = fairChannel(keys);
-            if (c == null || !token.equals(c.holder)) {
+            if (c == null || !c.handover.heldBy(token)) {
                 return List.of();
             }
-            c.holder = null;
-            c.releasing = token;
+            c.handover = c.handover.releasing(token);
             if (c.deferred.isEmpty()) {
                 return List.of();
             }
@@ -390,7 +388,7 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
         }
         synchronized (this) {
             Channel c = fairChannel(keys);
-            if (c == null || !token.equals(c.holder) || c.deferred.isEmpty()) {
+            if (c == null || !c.handover.heldBy(token) || c.deferred.isEmpty()) {
                 return List.of();
             }
             List<Waiter> riders = c.deferred;
@@ -414,14 +412,12 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
             if (c == null) {
                 return;
             }
-            if (token.equals(c.releasing)) {
-                c.releasing = null;
-            } else if (token.equals(c.holder)) {
-                c.holder = null;
-            } else {
+            FairHandover after = c.handover.ended(token);
+            if (after == c.handover) {
                 return;
             }
-            if (c.holder != null || c.deferred.isEmpty()) {
+            c.handover = after;
+            if (after.holder() != null || c.deferred.isEmpty()) {
                 return;
             }
             ready = c.deferred;

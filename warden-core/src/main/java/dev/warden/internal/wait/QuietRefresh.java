@@ -2,6 +2,7 @@ package dev.warden.internal.wait;
 
 import dev.warden.Ticker;
 import dev.warden.internal.script.LockKeys;
+import dev.warden.internal.script.QuietRenewal;
 import dev.warden.internal.script.Scripts;
 import dev.warden.internal.wire.InFlight;
 import java.util.ArrayList;
@@ -28,9 +29,9 @@ public final class QuietRefresh {
          * Takes part in a refresh sent at ticker time {@code sentAt}, as if it were a try of its own, if it is idle
          * and registered quietly.
          *
-         * @return its token, the ms left of its wait (-1 for no limit), its grant ms and its arm; or null
+         * @return what its own try would renew, or null
          */
-        String[] claim(long sentAt);
+        QuietRenewal claim(long sentAt);
 
         /** Its registration was renewed until the holder's TTL, {@code holderTtlMillis}, runs out: sleep on. */
         void renewed(long holderTtlMillis);
@@ -77,7 +78,7 @@ public final class QuietRefresh {
         }
         long sentAt = ticker.read();
         List<Member> members = new ArrayList<>();
-        List<String[]> args = new ArrayList<>();
+        List<QuietRenewal> args = new ArrayList<>();
         claim(due, sentAt, members, args);
         for (Notifier.Waiter waiter : notifier.waiters(keys, true)) {
             if (waiter != due && waiter instanceof Member member) {
@@ -102,7 +103,7 @@ public final class QuietRefresh {
     }
 
     /** Sends one request for some of the claimed waiters; the lock's refresh is over when every one has answered. */
-    private void send(LockKeys keys, List<Member> members, List<String[]> args, AtomicInteger left) {
+    private void send(LockKeys keys, List<Member> members, List<QuietRenewal> args, AtomicInteger left) {
         requests.send(InFlight.Kind.WORK, () -> scripts.refresh(keys, instanceId, args),
                 (reply, error) -> {
                     if (left.decrementAndGet() == 0) {
@@ -123,8 +124,8 @@ public final class QuietRefresh {
                 });
     }
 
-    private static void claim(Member member, long sentAt, List<Member> members, List<String[]> args) {
-        String[] claimed = member.claim(sentAt);
+    private static void claim(Member member, long sentAt, List<Member> members, List<QuietRenewal> args) {
+        QuietRenewal claimed = member.claim(sentAt);
         if (claimed != null) {
             members.add(member);
             args.add(claimed);

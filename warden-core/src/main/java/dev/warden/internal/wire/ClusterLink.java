@@ -57,7 +57,7 @@ final class ClusterLink implements Link {
      */
     @Override
     public <T> CompletableFuture<T> acked(String key,
-                                          Function<RedisClusterAsyncCommands<String, String>, CompletableFuture<T>> send) {
+            Function<RedisClusterAsyncCommands<String, String>, CompletableFuture<T>> send) {
         int slot = SlotHash.getSlot(key);
         return ackConnection().thenCompose(acks -> {
             RedisClusterNode master = acks.getPartitions().getMasterBySlot(slot);

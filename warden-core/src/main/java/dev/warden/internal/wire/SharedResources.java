@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The threads and timers of one {@link dev.warden.LockClient}, shared by every server it talks to (one, or each of
  * a quorum's): Lettuce's I/O and computation threads, the {@link CommandTimer}, the scheduler (the configured one,
- * or a thread of its own), the {@link CallbackPool} and the listener's {@link Events}. Created first and closed last, by the client that owns it.
+ * or a thread of its own), the {@link CallbackPool} and the listener's {@link Events}. Created first and closed last,
+ * by the client that owns it.
  */
 public final class SharedResources {
     private static final AtomicInteger CLIENTS = new AtomicInteger();
@@ -34,7 +35,8 @@ public final class SharedResources {
         this.prefix = "warden-" + config.clientName() + "-" + CLIENTS.incrementAndGet();
         this.ownScheduler = config.scheduler().isEmpty();
         this.scheduler = config.scheduler().orElseGet(() -> {
-            ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1, DaemonThreads.named(prefix + "-scheduler"));
+            ScheduledThreadPoolExecutor own = new ScheduledThreadPoolExecutor(1,
+                    DaemonThreads.named(prefix + "-scheduler"));
             own.setRemoveOnCancelPolicy(true);
             return own;
         });

@@ -78,7 +78,7 @@ final class StandaloneLink implements Link {
 
     @Override
     public <T> CompletableFuture<T> acked(String key,
-                                          Function<RedisClusterAsyncCommands<String, String>, CompletableFuture<T>> send) {
+            Function<RedisClusterAsyncCommands<String, String>, CompletableFuture<T>> send) {
         return send.apply(ackCommands());
     }
 

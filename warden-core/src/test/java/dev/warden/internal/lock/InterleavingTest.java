@@ -29,10 +29,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code handed.lua}), sent by the test at the chosen moment, so that Redis and the waiter always agree.
  *
  * <p>After each sequence the waiter gives up if it still waits, and the test checks: the acquisition never failed
- * (a move its {@link Acquisition.Phase} does not allow is a bug and fails it loudly); a waiter that got the lock
- * is not queued again and its lease holds the key in Redis; afterwards no key is held and no registration is
- * left. Each sequence runs twice: with each event's requests answered before the next event, and with the next
- * event racing them.
+ * (a move its {@link dev.warden.internal.lease.Phase} does not allow is a bug and fails it loudly); a waiter that
+ * got the lock is not queued again and its lease holds the key in Redis; afterwards no key is held and no
+ * registration is left. Each sequence runs twice: with each event's requests answered before the next event, and
+ * with the next event racing them.
  */
 @Timeout(300)
 class InterleavingTest {
@@ -226,7 +226,8 @@ class InterleavingTest {
 
         /** The release script of a release already begun. */
         private void sendRelease() throws Exception {
-            Replies.Release status = lock.context().scripts().releaseQueued(lock.keys(), lease.token, lock.context().instanceId(),
+            LockContext context = lock.context();
+            Replies.Release status = context.scripts().releaseQueued(lock.keys(), lease.token, context.instanceId(),
                     List.of()).get(5, TimeUnit.SECONDS);
             lease.released();
             if (status instanceof Replies.GrantedHere here) {
