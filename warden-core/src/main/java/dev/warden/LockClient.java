@@ -93,6 +93,26 @@ public interface LockClient extends AutoCloseable {
      */
     DistributedMultiLock multiLock(Collection<String> names);
 
+    /**
+     * Joins the election {@code name} as a candidate with no listener: ask {@link Leadership#isLeader},
+     * {@link Leadership#awaitLeadership} or {@link Leadership#leadershipAsync}. The election is a lock of that name
+     * whose lease is the client's default lease, renewed while leading.
+     *
+     * @throws IllegalArgumentException  if {@code name} is not a valid lock name
+     * @throws IllegalLockStateException if the client is closed
+     */
+    default Leadership leadership(String name) {
+        return leadership(name, null);
+    }
+
+    /**
+     * Joins the election {@code name} as a candidate; {@code listener} (or null for none) is told of each term.
+     *
+     * @throws IllegalArgumentException  if {@code name} is not a valid lock name
+     * @throws IllegalLockStateException if the client is closed
+     */
+    Leadership leadership(String name, LeadershipListener listener);
+
     /** @return the configuration this client was created with */
     LockConfig config();
 

@@ -28,7 +28,7 @@ class LayersTest {
     /** Lowest first; a layer may use any layer before it. {@code lock} and {@code share} sit side by side. */
     private static final List<List<String>> LAYERS = List.of(List.of("base"), List.of("wire"), List.of("script"),
             List.of("wait"), List.of("inspect"), List.of("lease"), List.of("lock", "share"), List.of("multi"),
-            List.of("quorum"), List.of("client"));
+            List.of("quorum"), List.of("lead"), List.of("client"));
 
     @Test
     void everyInternalDependencyRunsDownTheLayers() {

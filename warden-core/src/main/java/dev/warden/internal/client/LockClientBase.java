@@ -1,30 +1,44 @@
 package dev.warden.internal.client;
 
-import java.util.Collection;
-import dev.warden.internal.multi.TypedMultiLock;
-import dev.warden.internal.multi.MultiLock;
-import dev.warden.LockConfig;
 import dev.warden.DistributedMultiLock;
 import dev.warden.IllegalLockStateException;
+import dev.warden.Leadership;
+import dev.warden.LeadershipListener;
 import dev.warden.LockClient;
+import dev.warden.LockConfig;
 import dev.warden.LockInfo;
 import dev.warden.ReadWriteLockInfo;
 import dev.warden.SemaphoreInfo;
 import dev.warden.internal.inspect.LockListing;
 import dev.warden.internal.inspect.NamePattern;
+import dev.warden.internal.lead.Candidate;
+import dev.warden.internal.lease.LockBase;
+import dev.warden.internal.multi.MultiLock;
+import dev.warden.internal.multi.TypedMultiLock;
 import dev.warden.internal.wire.InFlight;
+import java.util.Collection;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.function.BiFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the clients of one deployment ({@link RedisLockClient}) and of a quorum ({@link QuorumLockClient}) share:
  * listing locks of each kind ({@link LockListing}) from the sources each of them has.
  */
 abstract class LockClientBase implements LockClient {
+    private static final Logger LOG = LoggerFactory.getLogger(LockClientBase.class);
+
     /** The client's configuration, as given. */
     protected final LockConfig config;
+    /** The candidates of elections made by this client and not closed yet. */
+    private final Set<Candidate> candidates = ConcurrentHashMap.newKeySet();
+    /** Set once the client closes; no candidate joins after. */
+    private volatile boolean candidatesClosed;
 
     LockClientBase(LockConfig config) {
         this.config = config;
@@ -38,6 +52,33 @@ abstract class LockClientBase implements LockClient {
     @Override
     public DistributedMultiLock multiLock(Collection<String> names) {
         return new TypedMultiLock(MultiLock.of(this, names));
+    }
+
+    /** A candidate on the lock of that name; closing the client closes it ({@link #closeCandidates}). */
+    @Override
+    public Leadership leadership(String name, LeadershipListener listener) {
+        Candidate candidate = new Candidate((LockBase) lock(name), listener, candidates::remove);
+        candidates.add(candidate);
+        // Added before the check, as closeCandidates sets the flag before its copy: one of them sees the other.
+        if (candidatesClosed) {
+            candidate.close();
+            throw new IllegalLockStateException("client is closed");
+        }
+        candidate.join();
+        return candidate;
+    }
+
+    /** Closes every candidate of this client, first thing when the client closes: their terms end as CLOSED. */
+    protected void closeCandidates() {
+        candidatesClosed = true;
+        for (Candidate candidate : List.copyOf(candidates)) {
+            try {
+                candidate.close();
+            } catch (RuntimeException e) {
+                LOG.warn("closing the candidate of '{}' failed; its lease expires: {}", candidate.name(),
+                        e.toString());
+            }
+        }
     }
 
     @Override

@@ -169,6 +169,7 @@ final class QuorumLockClient extends LockClientBase {
             }
             closed = true;
         }
+        closeCandidates();
         locks.pending().close();
         Closing.close(inFlight, locks.await().nanos(), () -> {
             for (QuorumAcquisition acquisition : locks.pending().all()) {

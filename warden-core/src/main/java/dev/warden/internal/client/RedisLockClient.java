@@ -169,6 +169,7 @@ public final class RedisLockClient extends LockClientBase {
             }
             closed = true;
         }
+        closeCandidates();
         locks.pending().close();
         shares.pending().close();
         identity.close();

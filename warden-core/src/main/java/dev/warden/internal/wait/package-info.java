@@ -8,6 +8,7 @@
  *
  * <p>Layers, lowest first; a package depends only on those below it (checked by {@code LayersTest}; the picture is
  * in {@code docs/design.md}, "Layout"): {@code base}, {@code wire}, {@code script}, {@code wait}, {@code inspect},
- * {@code lease}, then {@code lock} and {@code share} side by side, {@code multi}, {@code quorum}, {@code client}.
+ * {@code lease}, then {@code lock} and {@code share} side by side, {@code multi}, {@code quorum}, {@code lead},
+ * {@code client}.
  */
 package dev.warden.internal.wait;
