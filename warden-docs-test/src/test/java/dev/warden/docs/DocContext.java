@@ -34,6 +34,8 @@ public class DocContext {
     protected final Storage storage = new Storage();
     protected String key = "orders:42";
     protected String value = "shipped";
+    /** A job that only the leader runs, as the leadership snippet has one. */
+    protected final Scheduler scheduler = new Scheduler();
     /** The token of the write that the storage service is checking: the last one it was handed. */
     protected long token;
 
@@ -56,6 +58,19 @@ public class DocContext {
         public void write(String key, String value, long fencingToken) {
             token = fencingToken;
             highest.merge(key, fencingToken, Math::max);
+        }
+    }
+
+    /** An application's job that runs while this instance leads, with the term's epoch for its writes. */
+    public static class Scheduler {
+        volatile long epoch;
+
+        public void start(long epoch) {
+            this.epoch = epoch;
+        }
+
+        public void stop() {
+            epoch = 0;
         }
     }
 
