@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 class AsyncTwinsTest {
     /** The interfaces users call. */
     private static final List<Class<?>> API = List.of(LockClient.class, DistributedLock.class,
-            DistributedReadWriteLock.class, DistributedSemaphore.class, Lease.class, MultiLease.class);
+            DistributedReadWriteLock.class, DistributedSemaphore.class, Lease.class, MultiLease.class,
+            Leadership.class);
 
     /** Methods that answer without Redis, by name: each needs no asynchronous form. */
     private static final Map<String, String> LOCAL = Map.ofEntries(
@@ -42,6 +43,10 @@ class AsyncTwinsTest {
             Map.entry("isHeld", "local state, by design without a round trip (confirm asks Redis)"),
             Map.entry("remaining", "local deadline"),
             Map.entry("onLost", "registers a callback"),
+            Map.entry("leadership", "joins an election in the background; nothing is waited for"),
+            Map.entry("isLeader", "local state: the term and its lease's local deadline"),
+            Map.entry("term", "local state"),
+            Map.entry("stepDown", "sends the release without waiting for it"),
             Map.entry("close", "AutoCloseable: release ignoring the answer (releaseAsync), or the client's shutdown"));
 
     @Test
@@ -56,6 +61,14 @@ class AsyncTwinsTest {
                 if (method.getName().equals("fencingToken") && type == MultiLease.class
                         && method.getParameterCount() == 0) {
                     continue; // checked on Lease
+                }
+                if (method.getName().equals("awaitLeadership")) {
+                    try {
+                        type.getMethod("leadershipAsync"); // the wait's bound is the caller's, on the future
+                    } catch (NoSuchMethodException e) {
+                        missing.add("Leadership.awaitLeadership without leadershipAsync");
+                    }
+                    continue;
                 }
                 try {
                     Method twin = type.getMethod(method.getName() + "Async", method.getParameterTypes());
