@@ -4,6 +4,8 @@ import dev.warden.DistributedLock;
 import dev.warden.DistributedMultiLock;
 import dev.warden.DistributedReadWriteLock;
 import dev.warden.DistributedSemaphore;
+import dev.warden.Leadership;
+import dev.warden.LeadershipListener;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
 import dev.warden.LockInfo;
@@ -65,6 +67,12 @@ public final class ObservedLocks {
             @Override
             public DistributedLock lock(String name) {
                 return new ObservedLock(client.lock(name), registry, lockTag);
+            }
+
+            /** The wrapped client's candidate: an election's waits are not acquires a caller made. */
+            @Override
+            public Leadership leadership(String name, LeadershipListener listener) {
+                return client.leadership(name, listener);
             }
 
             /** Both halves observed, as locks are. */
