@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -47,6 +48,7 @@ import org.junit.jupiter.api.Timeout;
  * before the next event, and with the next event racing them. Every order of up to three of the five events is run
  * (155 sequences, each twice).
  */
+@Tag("full") // about 30 s on two loaded cores: in CI (mvn verify -Pfull), not the default run
 @Timeout(300)
 class QuorumInterleavingTest {
     private static final String PREFIX = "qi:";
