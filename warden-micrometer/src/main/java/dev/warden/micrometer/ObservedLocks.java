@@ -4,6 +4,8 @@ import dev.warden.DistributedLock;
 import dev.warden.DistributedMultiLock;
 import dev.warden.DistributedReadWriteLock;
 import dev.warden.DistributedSemaphore;
+import dev.warden.Leadership;
+import dev.warden.LeadershipListener;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
 import dev.warden.LockInfo;
@@ -121,6 +123,12 @@ public final class ObservedLocks {
             @Override
             public DistributedMultiLock multiLock(Collection<String> names) {
                 return new ObservedMultiLock(client.multiLock(names), registry, lockTag);
+            }
+
+            /** Not observed: the wrapped client's candidate (its terms are counted by {@link WardenMetrics}). */
+            @Override
+            public Leadership leadership(String name, LeadershipListener listener) {
+                return client.leadership(name, listener);
             }
 
             @Override
