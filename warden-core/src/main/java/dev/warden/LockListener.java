@@ -40,6 +40,28 @@ public interface LockListener {
     default void onRenewal(Renewal event) {
     }
 
+    /**
+     * A {@link Leadership} candidate of this client was elected: it leads {@code term.election()} from now, by a
+     * lease of that lock whose fencing token is {@code term.epoch()}. Comes after the {@link #onAcquire} of that
+     * lease, and before the term's {@link #onRevoked}.
+     *
+     * @param term the election and the epoch of the term that began
+     */
+    default void onElected(Term term) {
+    }
+
+    /**
+     * A term of a {@link Leadership} candidate of this client ended: it no longer leads {@code term.election()}. Comes
+     * after the term's {@link #onElected}; for a lost lease ({@link Leadership.Revocation#LOST}), after its
+     * {@link #onLost}. A deposed leader can learn of its loss after another candidate of the same client was elected,
+     * so for one election another candidate's {@code onElected} may come before this term's {@code onRevoked}.
+     *
+     * @param term the election and the epoch of the term that ended
+     * @param why  why it ended
+     */
+    default void onRevoked(Term term, Leadership.Revocation why) {
+    }
+
     /** How a call to acquire ended. */
     enum Outcome {
         /** A lease was returned. */

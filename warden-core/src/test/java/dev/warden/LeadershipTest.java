@@ -257,6 +257,66 @@ class LeadershipTest extends RedisTestSupport {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("timeout");
     }
 
+    @Test
+    void theClientsLockListenerHearsEachTermInOrderOnItsEventsThread() throws Exception {
+        String name = uniqueName();
+        BlockingQueue<String> events = new LinkedBlockingQueue<>();
+        List<String> threads = Collections.synchronizedList(new ArrayList<>());
+        LockListener listener = new LockListener() {
+            @Override
+            public void onLost(Loss event) {
+                events.add("lost " + event.cause());
+            }
+
+            @Override
+            public void onElected(Term term) {
+                threads.add(Thread.currentThread().getName());
+                events.add("elected " + term.election() + " " + term.epoch());
+            }
+
+            @Override
+            public void onRevoked(Term term, Leadership.Revocation why) {
+                threads.add(Thread.currentThread().getName());
+                events.add("revoked " + term.election() + " " + term.epoch() + " " + why);
+            }
+        };
+        // A lease renewed every second: the forced release is found within about that.
+        LockClient client = client(b -> b.defaultLease(Duration.ofSeconds(3)).listener(listener));
+        Leadership a = client.leadership(name);
+        Term first = a.awaitLeadership(WAIT).orElseThrow();
+        assertThat(a.stepDown()).isTrue();
+        // Nobody else competes: it joins again and leads again, in a new term.
+        Term second = awaitNewTerm(a, first);
+        client().lock(name).forceRelease();
+        Term third = awaitNewTerm(a, second);
+        a.close();
+
+        List<String> heard = new ArrayList<>();
+        while (heard.size() < 7) {
+            String event = events.poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(event).as("the next event after %s", heard).isNotNull();
+            heard.add(event);
+        }
+        assertThat(heard).containsExactly(
+                "elected " + name + " " + first.epoch(),
+                "revoked " + name + " " + first.epoch() + " STEPPED_DOWN",
+                "elected " + name + " " + second.epoch(),
+                "lost NOT_IN_REDIS",
+                "revoked " + name + " " + second.epoch() + " LOST",
+                "elected " + name + " " + third.epoch(),
+                "revoked " + name + " " + third.epoch() + " CLOSED");
+        assertThat(first.epoch()).isLessThan(second.epoch());
+        assertThat(second.epoch()).isLessThan(third.epoch());
+        assertThat(threads).hasSize(6).allMatch(thread -> thread.endsWith("-events"), "on the client's events thread");
+    }
+
+    /** Waits until {@code candidate} leads in a term other than {@code previous}. */
+    private static Term awaitNewTerm(Leadership candidate, Term previous) throws InterruptedException {
+        assertThat(eventually(WAIT, () -> candidate.term().filter(term -> !term.equals(previous)).isPresent()))
+                .as("a term after %s", previous).isTrue();
+        return candidate.term().orElseThrow();
+    }
+
     private void awaitQueued(String name, int candidates) throws InterruptedException {
         DistributedLock lock = client().lock(name);
         assertThat(eventually(WAIT, () -> lock.inspect().waiters() == candidates))

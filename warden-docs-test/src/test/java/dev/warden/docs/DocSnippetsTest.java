@@ -97,6 +97,9 @@ class DocSnippetsTest {
             "java.util.concurrent.*",
             "net.javacrumbs.shedlock.core.LockProvider",
             "org.springframework.context.annotation.Bean",
+            "org.springframework.context.event.EventListener",
+            "org.springframework.integration.leader.event.OnGrantedEvent",
+            "org.springframework.integration.leader.event.OnRevokedEvent",
             "org.springframework.scheduling.annotation.Scheduled",
             "org.springframework.transaction.annotation.Transactional");
     /** What happened to each block, by its place, for the summary. */

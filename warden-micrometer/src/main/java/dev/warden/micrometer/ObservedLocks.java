@@ -131,6 +131,12 @@ public final class ObservedLocks {
                 return new ObservedMultiLock(client.multiLock(names), registry, lockTag);
             }
 
+            /** Not observed: the wrapped client's candidate (its terms are counted by {@link WardenMetrics}). */
+            @Override
+            public Leadership leadership(String name, LeadershipListener listener) {
+                return client.leadership(name, listener);
+            }
+
             @Override
             public LockConfig config() {
                 return client.config();

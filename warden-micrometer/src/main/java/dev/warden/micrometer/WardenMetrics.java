@@ -1,7 +1,9 @@
 package dev.warden.micrometer;
 
+import dev.warden.Leadership;
 import dev.warden.LockConfig;
 import dev.warden.LockListener;
+import dev.warden.Term;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -10,6 +12,7 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -48,18 +51,30 @@ import java.util.function.Function;
  * <tr><td>{@code warden.lock.leases}</td><td>gauge</td><td></td><td>leases this client holds now</td></tr>
  * <tr><td>{@code warden.lock.waiters}</td><td>gauge</td><td></td><td>calls of this client waiting for a release
  * now</td></tr>
+ * <tr><td>{@code warden.leadership.leader}</td><td>gauge</td><td>{@code election}</td><td>1 while a candidate of
+ * this client leads the election ({@link dev.warden.Leadership}), else 0; from its first election on</td></tr>
+ * <tr><td>{@code warden.leadership.elections}</td><td>counter</td><td>{@code election}</td><td>terms this client's
+ * candidates began</td></tr>
+ * <tr><td>{@code warden.leadership.revocations}</td><td>counter</td><td>{@code cause} (lost, stepped_down, closed),
+ * {@code election}</td><td>terms that ended: {@code lost} is a leader deposed against its will</td></tr>
  * </table>
  *
  * <p>Every meter also carries the builder's common tags. Lock names can be unbounded (one lock per order, say),
  * and a tag per name then grows the registry without end: map names to a bounded set with
- * {@link Builder#lockTag(Function)}, or drop the tag with {@link Builder#withoutLockTag()}.
+ * {@link Builder#lockTag(Function)}, or drop the tag with {@link Builder#withoutLockTag()}. The {@code election} tag
+ * follows the same policy (an election is a lock of its name): it carries the mapped name, or is left out with the
+ * {@code lock} tag. Where several elections share a tag value (or none), the leader gauge counts the terms this
+ * client holds among them; so it does, briefly, for one election whose deposed leader has not learned yet that
+ * another candidate of the same client was elected.
  *
  * <p>Events reach it on the client's event thread ({@link LockListener}), a little after they happen; the gauges
  * count from when the client was created with it.
  */
 public final class WardenMetrics implements LockListener {
-    /** The prefix of every meter's name. */
+    /** The prefix of every meter's name but the leadership meters'. */
     public static final String PREFIX = "warden.lock";
+    /** The prefix of the leadership meters' names. */
+    public static final String LEADERSHIP_PREFIX = "warden.leadership";
 
     private final MeterRegistry registry;
     private final Tags common;
@@ -74,6 +89,8 @@ public final class WardenMetrics implements LockListener {
      * than the event. Per lock tag value, so as bounded as the tag.
      */
     private final Map<List<Object>, Meter> meters = new ConcurrentHashMap<>();
+    /** The terms this client holds, by {@code election} tag value (a list, for a null one): the leader gauges' state. */
+    private final Map<List<String>, AtomicLong> leading = new ConcurrentHashMap<>();
 
     private WardenMetrics(Builder builder) {
         this.registry = builder.registry;
@@ -160,6 +177,45 @@ public final class WardenMetrics implements LockListener {
         if (event.error() != null) {
             error("renewal", event.error());
         }
+    }
+
+    @Override
+    public void onElected(Term term) {
+        String election = lockTag(term.election());
+        leaders(election).incrementAndGet();
+        ((Counter) meters.computeIfAbsent(Arrays.asList("elections", election),
+                key -> Counter.builder(LEADERSHIP_PREFIX + ".elections").tags(withElection(election))
+                        .description("Terms of leadership this client's candidates began")
+                        .register(registry)))
+                .increment();
+    }
+
+    @Override
+    public void onRevoked(Term term, Leadership.Revocation why) {
+        String election = lockTag(term.election());
+        leaders(election).decrementAndGet();
+        ((Counter) meters.computeIfAbsent(Arrays.asList("revocations", election, why),
+                key -> Counter.builder(LEADERSHIP_PREFIX + ".revocations").tags(withElection(election))
+                        .tag("cause", why.name().toLowerCase(Locale.ROOT))
+                        .description("Terms of leadership of this client's candidates that ended, by cause")
+                        .register(registry)))
+                .increment();
+    }
+
+    /** @return the count of terms held for an {@code election} tag value, its gauge registered at the first call */
+    private AtomicLong leaders(String election) {
+        return leading.computeIfAbsent(Collections.singletonList(election), key -> {
+            AtomicLong terms = new AtomicLong();
+            // Never below 0, even if an elected event was dropped (a listener far behind) and its revoked was not.
+            Gauge.builder(LEADERSHIP_PREFIX + ".leader", terms, t -> Math.max(0, t.get())).tags(withElection(election))
+                    .description("1 while a candidate of this client leads the election, else 0")
+                    .register(registry);
+            return terms;
+        });
+    }
+
+    private Tags withElection(String tagValue) {
+        return tagValue == null ? common : common.and(Tag.of("election", tagValue));
     }
 
     private Timer renewalTimer(String outcome) {

@@ -4,14 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.warden.DistributedLock;
+import dev.warden.Leadership;
 import dev.warden.Lease;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
 import dev.warden.LockException;
+import dev.warden.Term;
 import dev.warden.redisserver.RedisServerExtension;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -134,6 +138,60 @@ class WardenMetricsTest {
         assertThat(registry.find("warden.lock.leases").tag("client", "second").gauges()).hasSize(1);
         assertThatThrownBy(() -> WardenMetrics.builder(registry).tags("odd"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pairs");
+    }
+
+    @Test
+    void theLeaderGaugeAndTheElectionsAndRevocationsMoveWithEachTerm() throws InterruptedException {
+        // Leases renewed every second: the forced release is found within about that.
+        LockClient client = client(WardenMetrics.builder(registry).build(), b -> b.defaultLease(Duration.ofSeconds(3)));
+        String election = name();
+        Leadership candidate = client.leadership(election);
+        Term first = candidate.awaitLeadership(Duration.ofSeconds(10)).orElseThrow();
+        await(() -> leader(election) == 1 && elections(election) == 1);
+
+        assertThat(candidate.stepDown()).isTrue();
+        // Nobody else competes: it leads again, in a new term.
+        await(() -> revocations(election, "stepped_down") == 1 && elections(election) == 2 && leader(election) == 1);
+        Term second = candidate.term().orElseThrow();
+        assertThat(second.epoch()).isGreaterThan(first.epoch());
+
+        try (LockClient other = LockClient.create(LockConfig.builder().redisUri(REDIS.server().uri())
+                .keyPrefix("metrics:").build())) {
+            assertThat(other.lock(election).forceRelease()).isPresent();
+        }
+        await(() -> revocations(election, "lost") == 1 && elections(election) == 3 && leader(election) == 1);
+
+        candidate.close();
+        await(() -> revocations(election, "closed") == 1 && leader(election) == 0);
+        assertThat(elections(election)).isEqualTo(3);
+        assertThat(registry.find("warden.leadership.leader").gauges()).singleElement()
+                .satisfies(gauge -> assertThat(gauge.getId().getTag("election")).isEqualTo(election));
+
+        // The election tag follows the lock tag's policy: left out with it. (And a client wrapped for observations
+        // gives the wrapped client's candidates.)
+        SimpleMeterRegistry untagged = new SimpleMeterRegistry();
+        Leadership quiet = ObservedLocks.wrap(client(WardenMetrics.builder(untagged).withoutLockTag().build(),
+                b -> { }), ObservationRegistry.create()).leadership(name());
+        assertThat(quiet.awaitLeadership(Duration.ofSeconds(10))).isPresent();
+        await(() -> untagged.find("warden.leadership.leader").gauge() != null
+                && untagged.get("warden.leadership.leader").gauge().value() == 1);
+        assertThat(untagged.get("warden.leadership.elections").counter().getId().getTag("election")).isNull();
+    }
+
+    private double leader(String election) {
+        Gauge gauge = registry.find("warden.leadership.leader").tag("election", election).gauge();
+        return gauge == null ? -1 : gauge.value();
+    }
+
+    private double elections(String election) {
+        Counter counter = registry.find("warden.leadership.elections").tag("election", election).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    private double revocations(String election, String cause) {
+        Counter counter = registry.find("warden.leadership.revocations").tag("election", election)
+                .tag("cause", cause).counter();
+        return counter == null ? 0 : counter.count();
     }
 
     private Timer acquire(String lock, String outcome, boolean waited) {

@@ -3,6 +3,7 @@ package dev.warden.spring;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
 import dev.warden.LockListener;
+import dev.warden.integration.WardenLeaderInitiator;
 import dev.warden.micrometer.ObservedLocks;
 import dev.warden.micrometer.WardenMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -21,13 +22,15 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.integration.leader.event.LeaderEventPublisher;
 
 /**
  * A {@link LockClient} from the {@code warden.*} properties ({@link WardenProperties}), closed with the context;
  * none if the application defines its own. {@link Locked} methods on every bean. With Micrometer present, the
  * client's metrics in the application's {@link MeterRegistry} and its acquire calls as observations
  * ({@code warden.metrics.*}); with Spring Boot's health module, a {@code warden} health indicator
- * ({@code management.health.warden.enabled}).
+ * ({@code management.health.warden.enabled}); with {@code warden-spring-integration} and
+ * {@code warden.leadership.role}, a {@link WardenLeaderInitiator} for that role.
  */
 @AutoConfiguration
 @ConditionalOnClass(LockClient.class)
@@ -101,6 +104,26 @@ public class WardenAutoConfiguration {
         @ConditionalOnMissingBean(name = "wardenHealthIndicator")
         WardenHealthIndicator wardenHealthIndicator(LockClient client, RecentLosses losses) {
             return new WardenHealthIndicator(client, losses);
+        }
+    }
+
+    /**
+     * Spring Integration's leader election, only when {@code warden-spring-integration} (an optional dependency of
+     * this starter) and Spring Integration are on the class path, and {@code warden.leadership.role} is set.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({WardenLeaderInitiator.class, LeaderEventPublisher.class})
+    @ConditionalOnProperty(prefix = "warden.leadership", name = "role")
+    static class LeadershipConfiguration {
+        /**
+         * A candidate of the election named by the role, started with the context and stopped at its shutdown; it
+         * publishes {@code OnGrantedEvent} and {@code OnRevokedEvent} to the context. None if the application defines
+         * its own.
+         */
+        @Bean
+        @ConditionalOnMissingBean
+        WardenLeaderInitiator wardenLeaderInitiator(LockClient client, WardenProperties properties) {
+            return new WardenLeaderInitiator(client, properties.getLeadership().getRole());
         }
     }
 

@@ -37,6 +37,27 @@ public class WardenProperties {
     /** How long a blocked call may spin for its reply before it parks. */
     private Duration spinWait;
     private final Metrics metrics = new Metrics();
+    private final Leadership leadership = new Leadership();
+
+    /**
+     * {@code warden.leadership.*}: Spring Integration's leader election on the client, when
+     * {@code warden-spring-integration} (with Spring Integration) is on the class path.
+     */
+    public static class Leadership {
+        /**
+         * The role to run for: a WardenLeaderInitiator bean joins the election of that name and publishes Spring
+         * Integration's OnGrantedEvent and OnRevokedEvent. None if unset.
+         */
+        private String role;
+
+        public String getRole() {
+            return role;
+        }
+
+        public void setRole(String role) {
+            this.role = role;
+        }
+    }
 
     /** {@code warden.metrics.*}: what the Micrometer integration records, when Micrometer is present. */
     public static class Metrics {
@@ -162,5 +183,9 @@ public class WardenProperties {
 
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    public Leadership getLeadership() {
+        return leadership;
     }
 }

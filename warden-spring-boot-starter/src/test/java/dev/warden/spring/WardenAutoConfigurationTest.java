@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.warden.Lease;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
+import dev.warden.integration.WardenLeaderContext;
+import dev.warden.integration.WardenLeaderInitiator;
 import dev.warden.redisserver.RedisServer;
 import dev.warden.redisserver.RedisServerExtension;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,7 +18,9 @@ import io.micrometer.observation.ObservationRegistry;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
@@ -29,6 +33,10 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.EventListener;
+import org.springframework.integration.leader.event.AbstractLeaderEvent;
+import org.springframework.integration.leader.event.LeaderEventPublisher;
+import org.springframework.integration.leader.event.OnGrantedEvent;
 
 /** The auto-configured client, in real application contexts against a real Redis. */
 @Timeout(120)
@@ -123,6 +131,41 @@ class WardenAutoConfigurationTest {
     }
 
     @Test
+    void aLeaderInitiatorForTheRoleWhenOneIsSetAndSpringIntegrationIsThere() throws InterruptedException {
+        LockClient[] seen = new LockClient[1];
+        runner.withPropertyValues("warden.redis-uri=" + REDIS.server().uri(), "warden.key-prefix=lead:",
+                        "warden.leadership.role=billing")
+                .withUserConfiguration(LeaderEvents.class)
+                .run(context -> {
+                    WardenLeaderInitiator initiator = context.getBean(WardenLeaderInitiator.class);
+                    assertThat(initiator.getRole()).isEqualTo("billing");
+                    assertThat(initiator.isRunning()).isTrue();
+                    AbstractLeaderEvent granted = context.getBean(LeaderEvents.class).next();
+                    assertThat(granted).isInstanceOf(OnGrantedEvent.class);
+                    assertThat(granted.getRole()).isEqualTo("billing");
+                    assertThat(((WardenLeaderContext) granted.getContext()).getEpoch()).isPositive();
+                    LockClient client = context.getBean(LockClient.class);
+                    seen[0] = client;
+                    assertThat(client.lock("billing").isLocked()).isTrue();
+                });
+        // The context's shutdown stopped the initiator (before it closed the client): the lease was released.
+        assertThat(seen[0]).isNotNull();
+        try (LockClient observer = LockClient.create(LockConfig.builder().redisUri(REDIS.server().uri())
+                .keyPrefix("lead:").build())) {
+            assertThat(observer.lock("billing").isLocked()).isFalse();
+        }
+
+        // No role, or no Spring Integration: no initiator.
+        runner.withPropertyValues("warden.redis-uri=" + REDIS.server().uri())
+                .run(context -> assertThat(context).doesNotHaveBean(WardenLeaderInitiator.class)
+                        .hasSingleBean(LockClient.class));
+        runner.withPropertyValues("warden.redis-uri=" + REDIS.server().uri(), "warden.leadership.role=billing")
+                .withClassLoader(new FilteredClassLoader(LeaderEventPublisher.class))
+                .run(context -> assertThat(context).doesNotHaveBean(WardenLeaderInitiator.class)
+                        .hasSingleBean(LockClient.class));
+    }
+
+    @Test
     void theHealthIndicatorSaysWhetherRedisAnswersAndWhatWasLostRecently() throws InterruptedException {
         runner.withPropertyValues("warden.redis-uri=" + REDIS.server().uri(), "warden.key-prefix=health:")
                 .run(context -> {
@@ -169,6 +212,23 @@ class WardenAutoConfigurationTest {
         @Bean(destroyMethod = "close")
         LockClient ownClient() {
             return LockClient.create(LockConfig.builder().redisUri(REDIS.server().uri()).keyPrefix("own:").build());
+        }
+    }
+
+    /** An application's listener of Spring Integration's leader events. */
+    @Configuration(proxyBeanMethods = false)
+    static class LeaderEvents {
+        final BlockingQueue<AbstractLeaderEvent> heard = new LinkedBlockingQueue<>();
+
+        @EventListener
+        void leader(AbstractLeaderEvent event) {
+            heard.add(event);
+        }
+
+        AbstractLeaderEvent next() throws InterruptedException {
+            AbstractLeaderEvent event = heard.poll(10, TimeUnit.SECONDS);
+            assertThat(event).as("a leader event within 10 s").isNotNull();
+            return event;
         }
     }
 

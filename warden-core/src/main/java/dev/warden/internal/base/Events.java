@@ -1,7 +1,9 @@
 package dev.warden.internal.base;
 
+import dev.warden.Leadership;
 import dev.warden.LockException;
 import dev.warden.LockListener;
+import dev.warden.Term;
 import dev.warden.Ticker;
 import java.time.Duration;
 import java.util.Optional;
@@ -110,6 +112,20 @@ public final class Events {
             LockListener.Renewal event = new LockListener.Renewal(leases, Duration.ofNanos(Math.max(0, lateNanos)),
                     since(sentAt), error == null ? null : Errors.translate(error, "renewal of " + leases + " leases"));
             offer(() -> listener.onRenewal(event));
+        }
+    }
+
+    /** A candidate of an election was elected, for {@code term}. */
+    public void elected(Term term) {
+        if (on()) {
+            offer(() -> listener.onElected(term));
+        }
+    }
+
+    /** A candidate's {@code term} ended, for {@code why}. */
+    public void revoked(Term term, Leadership.Revocation why) {
+        if (on()) {
+            offer(() -> listener.onRevoked(term, why));
         }
     }
 

@@ -6,6 +6,7 @@ import dev.warden.Leadership;
 import dev.warden.LeadershipListener;
 import dev.warden.Term;
 import dev.warden.internal.base.Errors;
+import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Require;
 import dev.warden.internal.base.Serial;
 import dev.warden.internal.lease.LockBase;
@@ -27,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * A candidate of an election, on the election's lock: it waits in the lock's queue ({@code acquireAsync}, woken by
  * the release or expiry of the leader's lease, never polling), asks the lease's fencing token for its term's epoch,
  * and leads until the lease is lost, it steps down, or it is closed; then joins again unless closed. The listener
- * hears each term in order on a {@link Serial} over the client's callback threads.
+ * hears each term in order on a {@link Serial} over the client's callback threads, and the client's
+ * {@link dev.warden.LockListener} on its events thread ({@link Events}), off the lock's path.
  *
  * <p>One state, {@link State}, guarded by this candidate's monitor and changed only by {@link #move}: WAITING (an
  * acquire in flight, or a retry scheduled after a failure), LEADING (a term and its lease), CLOSED.
@@ -62,6 +64,8 @@ public final class Candidate implements Leadership {
     private final LockBase lock;
     private final LeadershipListener listener;
     private final Serial calls;
+    /** The client's events, for its {@link dev.warden.LockListener}. */
+    private final Events events;
     private final ScheduledExecutorService scheduler;
     private final Consumer<Candidate> onClose;
     /** Changed only by {@link #move}. Guarded by this. */
@@ -78,6 +82,7 @@ public final class Candidate implements Leadership {
         this.lock = lock;
         this.listener = listener;
         this.calls = new Serial(lock.callbackExecutor());
+        this.events = lock.events();
         this.scheduler = lock.context().scheduler();
         this.onClose = onClose;
     }
@@ -144,7 +149,7 @@ public final class Candidate implements Leadership {
             leading = current;
             move(new Waiting(null, null));
         }
-        calls.execute(() -> tell(l -> l.revoked(leading.term(), Revocation.STEPPED_DOWN), "revoked"));
+        revoked(leading.term(), Revocation.STEPPED_DOWN);
         // The next candidate is elected by this release; this one queues again behind those waiting.
         leading.lease().releaseAsync().whenComplete((released, error) -> guarded(this::join, "rejoining"));
         return true;
@@ -175,7 +180,7 @@ public final class Candidate implements Leadership {
                 try {
                     leading.lease().release();
                 } finally {
-                    calls.execute(() -> tell(l -> l.revoked(leading.term(), Revocation.CLOSED), "revoked"));
+                    revoked(leading.term(), Revocation.CLOSED);
                 }
             }
         } finally {
@@ -238,6 +243,10 @@ public final class Candidate implements Leadership {
                 move(new Leading(term, lease));
                 elected = nextTerm;
                 nextTerm = new CompletableFuture<>();
+                // Queued under the monitor: a step-down or close that follows the move at once (it sees isLeader())
+                // queues its revoked after this, never before.
+                calls.execute(() -> tell(l -> l.elected(term), "elected"));
+                events.elected(term);
             }
         }
         if (elected == null) {
@@ -245,7 +254,6 @@ public final class Candidate implements Leadership {
             lease.releaseAsync();
             return;
         }
-        calls.execute(() -> tell(l -> l.elected(term), "elected"));
         elected.complete(term);
         // After the elected call is queued, so that a lease already lost is revoked after it, never before.
         lease.onLost(() -> lost(term));
@@ -258,8 +266,17 @@ public final class Candidate implements Leadership {
             }
             move(new Waiting(null, null));
         }
-        calls.execute(() -> tell(l -> l.revoked(term, Revocation.LOST), "revoked"));
+        revoked(term, Revocation.LOST);
         join();
+    }
+
+    /**
+     * Tells the end of {@code term} to the listener and to the client's events. Called once per term, after the move
+     * out of its Leading state, which comes after the term's elected was queued (under the monitor).
+     */
+    private void revoked(Term term, Revocation why) {
+        calls.execute(() -> tell(l -> l.revoked(term, why), "revoked"));
+        events.revoked(term, why);
     }
 
     /** Joining failed: told to the listener and logged; joins again after {@link #RETRY}. */
