@@ -69,12 +69,6 @@ public final class ObservedLocks {
                 return new ObservedLock(client.lock(name), registry, lockTag);
             }
 
-            /** The wrapped client's candidate: an election's waits are not acquires a caller made. */
-            @Override
-            public Leadership leadership(String name, LeadershipListener listener) {
-                return client.leadership(name, listener);
-            }
-
             /** Both halves observed, as locks are. */
             @Override
             public DistributedReadWriteLock readWriteLock(String name) {
