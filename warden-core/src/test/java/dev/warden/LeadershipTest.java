@@ -114,7 +114,9 @@ class LeadershipTest extends RedisTestSupport {
     void aForcedReleaseRevokesTheLeaderLoudlyAndElectsAnother() throws Exception {
         String name = uniqueName();
         Recorder heard = new Recorder();
-        LockClient leaderClient = client(b -> b.defaultLease(Duration.ofSeconds(1)));
+        // 3 s: the forced release is found by the next renewal, within 1 s; a shorter lease lost to a loaded
+        // machine's late renewal would end the next term too, before the test reads it.
+        LockClient leaderClient = client(b -> b.defaultLease(Duration.ofSeconds(3)));
         Leadership a = leaderClient.leadership(name, heard);
         Term term = heard.next().term();
         Leadership b = client().leadership(name);
@@ -134,7 +136,7 @@ class LeadershipTest extends RedisTestSupport {
     void aServerThatLostItsDataRevokesTheLeaderAndSomeoneLeadsAfter() throws Exception {
         String name = uniqueName();
         Recorder heard = new Recorder();
-        Leadership a = client(b -> b.defaultLease(Duration.ofSeconds(1))).leadership(name, heard);
+        Leadership a = client(b -> b.defaultLease(Duration.ofSeconds(3))).leadership(name, heard);
         Term term = heard.next().term();
         server.call("FLUSHALL");
         Heard revoked = heard.next();
