@@ -65,6 +65,10 @@ public final class FaultWorker {
         String[] names = args[8].split(",");
         String kind = args[9];
         long seed = Long.parseLong(args[10]);
+        if (kind.endsWith("-leader")) {
+            LeaderWorker.main(args);
+            return;
+        }
         AtomicReference<LocksUnderTest> locks = new AtomicReference<>(connect(kind, lockUri, lease));
         try (Closer closer = () -> locks.get().close();
              FencedStore store = new FencedStore(storeUri);
