@@ -72,8 +72,11 @@ final class History {
     record Join(String c, long t) {
     }
 
-    /** Leadership: a line about term {@code epoch} of candidate {@code c} (ELECTED, REVOKED, QUIT, STILL). */
-    record TermEvent(String what, String c, long epoch, String cause, long t) {
+    /**
+     * Leadership: a line about term {@code epoch} of candidate {@code c} (ELECTED, REVOKED, QUIT, STILL); a REVOKED
+     * line has the last instant the sampler saw the term current ({@code lastTrue}, -1 if never; else -1).
+     */
+    record TermEvent(String what, String c, long epoch, String cause, long t, long lastTrue) {
     }
 
     /** Leadership: the sampler last saw the term current at {@code lastTrue} (-1 never), not at {@code firstFalse}. */
@@ -123,8 +126,8 @@ final class History {
             case "CLOSED" -> closes.add(new Closed(f[1], l(f[2]), l(f[3])));
             case "HUNG" -> hung.add(new Hung(f[1], f[2], l(f[3]), f[4]));
             case "JOIN" -> joins.add(new Join(f[1], l(f[2])));
-            case "ELECTED", "QUIT", "STILL" -> termEvents.add(new TermEvent(f[0], f[1], l(f[2]), "-", l(f[3])));
-            case "REVOKED" -> termEvents.add(new TermEvent(f[0], f[1], l(f[2]), f[3], l(f[4])));
+            case "ELECTED", "QUIT", "STILL" -> termEvents.add(new TermEvent(f[0], f[1], l(f[2]), "-", l(f[3]), -1));
+            case "REVOKED" -> termEvents.add(new TermEvent(f[0], f[1], l(f[2]), f[3], l(f[4]), l(f[5])));
             case "NOTLEADER" -> notLeaders.add(new NotLeader(f[1], l(f[2]), l(f[3]), l(f[4])));
             case "STALL" -> stalls.add(new Stall(f[1], l(f[2]), l(f[3])));
             default -> throw new IllegalArgumentException("unknown history line: " + String.join(" ", f));

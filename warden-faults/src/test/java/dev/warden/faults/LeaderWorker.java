@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * <ul>
  *   <li>{@code JOIN c t}: candidate {@code c} was created (it waits in the queue from then on);</li>
  *   <li>{@code ELECTED c epoch t}: its listener was told {@code elected} at {@code t};</li>
- *   <li>{@code REVOKED c epoch cause t}: told {@code revoked};</li>
+ *   <li>{@code REVOKED c epoch cause t lastTrue}: told {@code revoked}, and when the sampler last saw the term
+ *       current (-1 if never);</li>
  *   <li>{@code QUIT c epoch t}: the worker called {@code stepDown} or {@code close} on it at {@code t}, leading;</li>
  *   <li>{@code NOTLEADER c epoch lastTrue firstFalse}: the sampler (every 2 ms) last saw the term as the
  *       candidate's current one ({@code term()}, which is {@code isLeader()} with the epoch) at {@code lastTrue},
@@ -73,8 +74,9 @@ final class LeaderWorker {
         @Override
         public void revoked(Term term, Leadership.Revocation why) {
             long t = System.nanoTime();
+            long seen = believed == term ? lastTrue : -1;
             believed = null;
-            record(history, "REVOKED %s %d %s %d", id, term.epoch(), why, t);
+            record(history, "REVOKED %s %d %s %d %d", id, term.epoch(), why, t, seen);
         }
 
         /** One sample of the believed term against the candidate's own view. */

@@ -20,8 +20,7 @@ import java.util.Map;
  *
  * <ol>
  *   <li>exclusion: no two believed terms overlap, except terms that span a loss of the server's data
- *       ({@link Checker.Window#spans}'s rule: requested before the loss ended, believed after it began, where a
- *       term is requested when its candidate joined, or ended its previous term);</li>
+ *       ({@link Checker.Window#spans}'s rule: elected before the loss ended, believed after it began);</li>
  *   <li>epochs: believed terms, in the order they were elected, have strictly rising epochs (pairs with a loss of
  *       data between them aside);</li>
  *   <li>reporting: every elected has its revoked, after it, unless the candidate still led at the end (STILL);
@@ -37,9 +36,15 @@ final class LeadershipChecker {
     static final long RETRY_NANOS = 1_000_000_000L;
 
     /** One term as the history shows it; {@code end} -1 while unknown. */
-    record Believed(String c, long epoch, long requested, long start, long end, String cause) {
+    record Believed(String c, long epoch, long start, long end, String cause) {
+        /**
+         * {@link Checker.Window#spans}'s rule, with the election for the request: a term elected before the loss
+         * ended (its lease may be one the lost data held) and believed after it began. A candidate waits in the
+         * queue for as long as it takes, unlike a lock's bounded acquire, so its join would excuse nearly every
+         * term; a grant of the server that lost its data is told elected before the loss ends.
+         */
         boolean spans(Checker.Window w) {
-            return w.lostData() && requested - w.to() < 0 && end - w.from() > 0;
+            return w.lostData() && start - w.to() < 0 && end - w.from() > 0;
         }
     }
 
@@ -92,14 +97,6 @@ final class LeadershipChecker {
         }
         Map<String, History.NotLeader> notLeader = new HashMap<>();
         history.notLeaders.forEach(n -> notLeader.putIfAbsent(n.c() + "#" + n.epoch(), n));
-        // When each candidate (re)joined the queue: its creation, then the end of each of its terms.
-        Map<String, List<Long>> joined = new HashMap<>();
-        history.joins.forEach(j -> joined.computeIfAbsent(j.c(), k -> new ArrayList<>()).add(j.t()));
-        revoked.values().forEach(r -> joined.computeIfAbsent(r.c(), k -> new ArrayList<>()).add(r.t()));
-        notLeader.values().forEach(n -> joined.computeIfAbsent(n.c(), k -> new ArrayList<>()).add(n.firstFalse()));
-        quit.forEach((key, t) -> joined.computeIfAbsent(key.substring(0, key.indexOf('#')), k -> new ArrayList<>())
-                .add(t));
-
         List<Believed> terms = new ArrayList<>();
         for (History.TermEvent e : elected.values()) {
             count("elections");
@@ -121,23 +118,28 @@ final class LeadershipChecker {
             if (q != null && q - termEnd < 0) {
                 termEnd = q;
             }
+            // The end its own view showed: the first sample that found isLeader() false, if before the above.
+            long lastTrue = r == null ? -1 : r.lastTrue();
             History.NotLeader n = notLeader.get(key);
             if (n != null) {
-                long seen = n.firstFalse();
-                if (n.lastTrue() < 0 || n.firstFalse() - n.lastTrue() > LeaderWorker.STALL_NANOS) {
-                    seen = n.lastTrue() < 0 ? e.t() : n.lastTrue();
-                    count("beliefs ended in a stall of their worker");
+                lastTrue = Math.max(lastTrue, n.lastTrue());
+                if (n.firstFalse() - termEnd < 0) {
+                    termEnd = n.firstFalse();
                 }
-                if (seen - termEnd < 0) {
-                    termEnd = seen;
-                }
+            }
+            // Its sampler (the worker's loop) did not run for over a stall before that end: the process was
+            // stopped, and did nothing as leader since its last sample that saw the term current.
+            if (lastTrue - e.t() < 0) {
+                lastTrue = e.t();
+            }
+            if ((r != null || n != null) && termEnd - lastTrue > LeaderWorker.STALL_NANOS) {
+                termEnd = lastTrue;
+                count("beliefs ended in a stall of their worker");
             }
             if (termEnd - e.t() < 0) {
                 termEnd = e.t();
             }
-            long requested = joined.getOrDefault(e.c(), List.of()).stream().filter(t -> t - e.t() <= 0)
-                    .max(Long::compare).orElse(e.t());
-            terms.add(new Believed(e.c(), e.epoch(), requested, e.t(), termEnd, r == null ? "STILL" : r.cause()));
+            terms.add(new Believed(e.c(), e.epoch(), e.t(), termEnd, r == null ? "STILL" : r.cause()));
         }
         for (History.TermEvent r : revoked.values()) {
             if (!elected.containsKey(r.c() + "#" + r.epoch())) {
