@@ -27,4 +27,12 @@ class CheckerCatchesBrokenLocksTest {
                 Duration.ofMillis(150), 400);
         assertThat(report.violations()).as(report.summary()).anyMatch(v -> v.startsWith("mutual exclusion"));
     }
+
+    @Test
+    void leaderThatKeepsLeadingOnALostLeaseIsCaught() throws Exception {
+        // Terms of about 1.5 s on a lease of 0.5 s that is never renewed, and a leader that never hears of its loss.
+        FaultRun.Report report = FaultSuiteIT.leadership(dir, "broken-leader", List.of(), "naive-leader",
+                Duration.ofMillis(500), 8);
+        assertThat(report.violations()).as(report.leadership()).anyMatch(v -> v.startsWith("leader exclusion"));
+    }
 }

@@ -43,6 +43,11 @@ final class FaultRun {
             return lockKind;
         }
 
+        /** Whether the workers are candidates of an election ({@link LeaderWorker}), not lock holders. */
+        boolean leadership() {
+            return lockKind.endsWith("-leader");
+        }
+
         boolean referenced() {
             return SurfaceLocks.KINDS.contains(lockKind);
         }
@@ -64,6 +69,20 @@ final class FaultRun {
                     + counts.entrySet().stream().filter(e -> e.getKey().startsWith("fault "))
                     .map(e -> " " + e.getKey().substring(6).toLowerCase() + "=" + e.getValue())
                     .collect(java.util.stream.Collectors.joining());
+        }
+
+        /** The figures of a leadership run: elections, revocations by cause, the leaderless gap after faults. */
+        String leadership() {
+            return String.format("elections=%d believed=%d revoked-lost=%d revoked-stepped-down=%d revoked-closed=%d "
+                            + "spanning-loss=%d stall-ended=%d worker-stalls=%d ms-to-leader-after-faults=%d "
+                            + "longest-leaderless-ms-after-faults=%d", counts.getOrDefault("elections", 0),
+                    counts.getOrDefault("terms believed", 0), counts.getOrDefault("revoked LOST", 0),
+                    counts.getOrDefault("revoked STEPPED_DOWN", 0), counts.getOrDefault("revoked CLOSED", 0),
+                    counts.getOrDefault("terms spanning a loss of data", 0),
+                    counts.getOrDefault("beliefs ended in a stall of their worker", 0),
+                    counts.getOrDefault("stalls of a worker", 0),
+                    counts.getOrDefault("ms to a leader after the faults", -1),
+                    counts.getOrDefault("longest leaderless ms after the faults", -1));
         }
 
         /** The figures of a surface's round: claims, losses told, clients closed, data losses, halves forced. */
@@ -166,7 +185,12 @@ final class FaultRun {
             // to exit, and a fault may end after it (a failover waits out Sentinel's cooldown first).
             List<String> found;
             Map<String, Integer> checked;
-            if (plan.lockKind().equals("warden-family")) {
+            if (plan.leadership()) {
+                LeadershipChecker checker = new LeadershipChecker(plan.lease());
+                checker.check(history, plan.losesData(), windows, start, end);
+                found = checker.violations();
+                checked = checker.counts();
+            } else if (plan.lockKind().equals("warden-family")) {
                 FamilyChecker checker = new FamilyChecker().lease(plan.lease());
                 checker.check(history, logs, plan.losesData(), windows, bound, end);
                 found = checker.violations();

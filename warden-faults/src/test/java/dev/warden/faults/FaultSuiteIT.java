@@ -249,6 +249,33 @@ class FaultSuiteIT {
     }
 
     /**
+     * Leadership (issue #43): two candidates of one election in each of 3 workers, stepping down and re-created at
+     * random, under stalls past the lease (SIGSTOP of the leader's JVM), server pauses, a restart with data loss and
+     * killed connections, checked by {@link LeadershipChecker}: one believed leader at a time, rising epochs, every
+     * term revoked, a leader again soon after the faults.
+     */
+    @Tag("full")
+    @Test
+    void leadershipHoldsUnderFaults() throws Exception {
+        FaultRun.Report report = leadership(dir, "leader-mixed", List.of(Fault.CLIENT_STALL, Fault.SERVER_PAUSE,
+                Fault.SERVER_RESTART, Fault.CONNECTION_KILL), "warden-leader", LEASE, SECONDS * 2);
+        assertThat(report.violations()).as(report.leadership()).isEmpty();
+        assertThat(report.faults()).as(report.summary()).isPositive();
+        assertThat(report.counts().getOrDefault("elections", 0)).as(report.leadership()).isGreaterThan(10);
+        assertThat(report.counts().getOrDefault("revoked LOST", 0)).as(report.leadership()).isPositive();
+    }
+
+    /** A leadership run of one election named "election": {@code candidates} per worker in 3 workers. */
+    static FaultRun.Report leadership(Path dir, String name, List<Fault> faults, String kind, Duration lease,
+                                      int seconds) throws Exception {
+        FaultRun.Report report = new FaultRun(new FaultRun.Plan(name, faults, seconds, 3, 2, lease, 0,
+                List.of("election"), kind, "single")).run(dir);
+        System.out.println(report.summary() + " " + report.leadership());
+        report.violations().stream().limit(10).forEach(v -> System.out.println("  " + v));
+        return report;
+    }
+
+    /**
      * The other doors (issue #39), one run each of 12 s (not doubled for its several faults) under the faults that
      * matter to it, with worker 0 a reference of plain leases whose intervals the surface's claims meet, in
      * {@link #ROUNDS} rounds. Faults: a restart of the lock server with its data lost (in every surface run), an

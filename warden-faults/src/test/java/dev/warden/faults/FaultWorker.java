@@ -22,7 +22,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Arguments: lockSpec (topology|uris) storeUri historyFile workerId threads seconds leaseMs holdMaxMs names lockKind seed,
  * where lockKind is warden-renewed, warden-fair (renewed, in fair mode), warden-fixed, naive-del or naive-getset, or
- * one of the surfaces of {@link SurfaceLocks} (asLock, the registry, multi-locks, async, ShedLock, and their mutants).
+ * one of the surfaces of {@link SurfaceLocks} (asLock, the registry, multi-locks, async, ShedLock, and their mutants),
+ * or warden-leader / naive-leader, whose workers are candidates of an election instead ({@link LeaderWorker}).
  *
  * <p>On standard input the worker waits for {@code GO}; after it, {@code STRETCH <ms>} makes every hold in progress or
  * begun in the next {@code ms} milliseconds last until then, as a long job under the lock would: the run cuts the
@@ -65,6 +66,10 @@ public final class FaultWorker {
         String[] names = args[8].split(",");
         String kind = args[9];
         long seed = Long.parseLong(args[10]);
+        if (kind.endsWith("-leader")) {
+            LeaderWorker.main(args);
+            return;
+        }
         AtomicReference<LocksUnderTest> locks = new AtomicReference<>(connect(kind, lockUri, lease));
         try (Closer closer = () -> locks.get().close();
              FencedStore store = new FencedStore(storeUri);

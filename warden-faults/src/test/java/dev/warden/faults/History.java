@@ -68,6 +68,29 @@ final class History {
     record Attempt(String op, String name, long requested, long ended, boolean error) {
     }
 
+    /** Leadership ({@link LeaderWorker}): candidate {@code c} was created at {@code t}. */
+    record Join(String c, long t) {
+    }
+
+    /**
+     * Leadership: a line about term {@code epoch} of candidate {@code c} (ELECTED, REVOKED, QUIT, STILL); a REVOKED
+     * line has the last instant the sampler saw the term current ({@code lastTrue}, -1 if never; else -1).
+     */
+    record TermEvent(String what, String c, long epoch, String cause, long t, long lastTrue) {
+    }
+
+    /** Leadership: the sampler last saw the term current at {@code lastTrue} (-1 never), not at {@code firstFalse}. */
+    record NotLeader(String c, long epoch, long lastTrue, long firstFalse) {
+    }
+
+    /** Leadership: worker {@code w}'s sampler did not run between {@code from} and {@code to}. */
+    record Stall(String w, long from, long to) {
+    }
+
+    final List<Join> joins = new ArrayList<>();
+    final List<TermEvent> termEvents = new ArrayList<>();
+    final List<NotLeader> notLeaders = new ArrayList<>();
+    final List<Stall> stalls = new ArrayList<>();
     final List<Acquisition> acquisitions = new ArrayList<>();
     final List<Attempt> attempts = new ArrayList<>();
     final List<long[]> threads = new ArrayList<>();
@@ -102,6 +125,11 @@ final class History {
             case "FORCE" -> forces.add(new Force(f[1], l(f[2]), l(f[3]), l(f[4])));
             case "CLOSED" -> closes.add(new Closed(f[1], l(f[2]), l(f[3])));
             case "HUNG" -> hung.add(new Hung(f[1], f[2], l(f[3]), f[4]));
+            case "JOIN" -> joins.add(new Join(f[1], l(f[2])));
+            case "ELECTED", "QUIT", "STILL" -> termEvents.add(new TermEvent(f[0], f[1], l(f[2]), "-", l(f[3]), -1));
+            case "REVOKED" -> termEvents.add(new TermEvent(f[0], f[1], l(f[2]), f[3], l(f[4]), l(f[5])));
+            case "NOTLEADER" -> notLeaders.add(new NotLeader(f[1], l(f[2]), l(f[3]), l(f[4])));
+            case "STALL" -> stalls.add(new Stall(f[1], l(f[2]), l(f[3])));
             default -> throw new IllegalArgumentException("unknown history line: " + String.join(" ", f));
         }
     }
