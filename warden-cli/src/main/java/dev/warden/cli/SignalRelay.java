@@ -2,6 +2,7 @@ package dev.warden.cli;
 
 import java.util.Objects;
 import java.util.function.Consumer;
+import sun.misc.Signal;
 
 /**
  * Where a SIGINT or SIGTERM received by {@code warden run} goes, by phase: while warden waits for the lock, it
@@ -26,6 +27,20 @@ final class SignalRelay {
      */
     SignalRelay(Thread waiter) {
         this.waiter = Objects.requireNonNull(waiter, "waiter");
+    }
+
+    /**
+     * A relay in the waiting phase that receives this process's SIGINT and SIGTERM from now on: install it before
+     * waiting, so that a signal that comes while waiting or while the command starts is not lost.
+     *
+     * @param waiter the thread that waits, interrupted by a signal in that phase
+     */
+    static SignalRelay install(Thread waiter) {
+        SignalRelay relay = new SignalRelay(waiter);
+        for (String signal : new String[] {"INT", "TERM"}) {
+            Signal.handle(new Signal(signal), received -> relay.received(signal));
+        }
+        return relay;
     }
 
     /** Called by the signal handler with the signal's name ({@code "INT"} or {@code "TERM"}). */
