@@ -9,9 +9,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The command that {@code warden run} runs while it holds a lock: started with warden's stdin, stdout and stderr and
- * the variables warden gives it, sent the signals warden receives, and terminated (SIGTERM to it and its
- * descendants, SIGKILL after a grace period) when the lease under it is lost.
+ * The command that {@code warden run} runs while it holds a lock and {@code warden lead} while it leads: started with
+ * warden's stdin, stdout and stderr and the variables warden gives it, sent the signals warden receives, and
+ * terminated (SIGTERM to it and its descendants, SIGKILL after a grace period) when the lease under it is lost.
  */
 final class CommandProcess {
     private final Process process;

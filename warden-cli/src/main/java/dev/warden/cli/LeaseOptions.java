@@ -7,8 +7,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code --lease}, {@code --grace} and {@code --fair}: how a command that runs another under a lock holds it
- * ({@code run}, while the command runs).
+ * {@code --lease}, {@code --grace} and {@code --fair}: how a command that runs another under a lock holds it, for
+ * {@code run} (while the command runs) and {@code lead} (while it leads).
  */
 final class LeaseOptions {
     @Spec(Spec.Target.MIXEE)
