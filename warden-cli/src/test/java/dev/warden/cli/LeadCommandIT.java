@@ -114,6 +114,11 @@ class LeadCommandIT {
         assertThat(commands(a)).as("the leader's command").isEqualTo(1);
         assertThat(commands(b)).as("a waiting candidate runs nothing").isZero();
 
+        // inspect reads the lock as the election: the leader (A's process), its epoch, one candidate.
+        Cli.Result inspect = Cli.run("inspect", name, "--redis", server.uri());
+        assertThat(inspect.out()).as("%s", inspect).containsPattern("election:      leader warden-cli-\\S+ \\(.*pid "
+                + a.process.pid() + ", .*\\), epoch " + first.epoch() + ", 1 candidate waiting\n");
+
         // A's machine dies: its warden and its command are killed, nothing releases; B leads once the lease expires.
         List<ProcessHandle> aCommand = a.process.descendants().toList();
         a.process.destroyForcibly();
