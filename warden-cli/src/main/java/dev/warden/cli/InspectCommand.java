@@ -18,11 +18,13 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code warden inspect NAME}: whether a lock is held, by whom and since when, for how long still, its last fencing
- * token, and its waiters; and the read-write lock and semaphore of that name, where they are in use.
+ * token, and its waiters, and the same read as an election ({@code warden lead}); and the read-write lock and
+ * semaphore of that name, where they are in use.
  */
 @Command(name = "inspect", description = "Show whether a lock is held, by whom and since when, its remaining lease, "
-        + "last fencing token and waiters; and the readers and writer of the read-write lock NAME, and the permits "
-        + "of the semaphore NAME, where those are in use.")
+        + "last fencing token and waiters, and the same read as the election NAME of 'warden lead' (the leader, the "
+        + "epoch of its term, the candidates); and the readers and writer of the read-write lock NAME, and the "
+        + "permits of the semaphore NAME, where those are in use.")
 final class InspectCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
@@ -84,6 +86,7 @@ final class InspectCommand implements Callable<Integer> {
         out.println("waiters:       " + info.waiters());
         list(out, info.waiting(), info.waiters());
         out.println("longest wait:  " + info.longestWait().map(LocksView::duration).orElse("-"));
+        out.println("election:      " + LocksView.election(info));
     }
 
     private static void readWriteSection(PrintWriter out, ReadWriteLockInfo readWrite) {

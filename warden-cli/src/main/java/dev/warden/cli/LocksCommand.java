@@ -31,6 +31,8 @@ import picocli.CommandLine.Spec;
         + "are held or have waiters: kind, holder, held for, lease left, waiters, longest wait, fencing token and who "
         + "holds them, the longest waits first (then the most lease left). Reads Redis with SCAN and one short script "
         + "per lock, never KEYS; on a cluster, every master.",
+        "An election of 'warden lead' is a lock: HELD BY is its leader, FENCE the epoch of its term, WAITERS its "
+                + "candidates (warden inspect NAME says so in words).",
         "With --watch, refreshes in place on a terminal like top; off a terminal, prints a listing per refresh."})
 final class LocksCommand implements Callable<Integer> {
     /** The shortest refresh interval: a listing reads every key under the prefix. */

@@ -252,6 +252,28 @@ final class LocksView {
                 info.fence() == 0 ? "-" : Long.toString(info.fence()), info.describeHolders().orElse("-"));
     }
 
+    /**
+     * A lock read as an election ({@code warden lead}, {@code LockClient.leadership}): its holder is the leader, the
+     * holder's fencing token the term's epoch, its waiters the candidates. The token is the holder's only where it
+     * has asked for one (a leader asks as it is elected; {@code heldFor} is known from then), else the epoch is not
+     * known yet.
+     *
+     * @return {@code "leader <who>, epoch <fence>, <n> candidates waiting"}, or {@code "no leader (last epoch <fence>),
+     *         <n> candidates waiting"}
+     */
+    static String election(LockInfo info) {
+        String candidates = info.waiters() + (info.waiters() == 1 ? " candidate" : " candidates") + " waiting";
+        if (!info.held()) {
+            return "no leader" + (info.lastFencingToken() == 0 ? "" : " (last epoch " + info.lastFencingToken() + ")")
+                    + ", " + candidates;
+        }
+        String leader = info.holderIdentity().map(Identity::describe).map(LocksView::printable)
+                .orElse(info.holder().orElse("-"));
+        String epoch = info.heldFor().isPresent() && info.lastFencingToken() > 0
+                ? "epoch " + info.lastFencingToken() : "epoch not known yet (no fencing token asked)";
+        return "leader " + leader + ", " + epoch + ", " + candidates;
+    }
+
     /** A name with its control characters written as {@code \xNN}, so that each lock stays on its line. */
     static String printable(String name) {
         StringBuilder out = new StringBuilder(name.length());

@@ -9,12 +9,12 @@ import picocli.CommandLine.Command;
 /** The {@code warden} command line. */
 @Command(name = "warden", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Distributed locks on Redis from the command line.",
-        subcommands = {DemoCommand.class, RunCommand.class, InspectCommand.class, LocksCommand.class,
-                ReleaseCommand.class, ResizeCommand.class, DoctorCommand.class, DemoWorker.class, CommandLine.HelpCommand.class,
-                AutoComplete.GenerateCompletion.class},
-        footer = {"", "Exit codes: the command's own for 'run'; 64 usage, 69 Redis unavailable, 70 internal error, "
-                + "75 lock not acquired within --wait, 76 lease lost while the command ran, 78 'doctor' found an "
-                + "unsafe setting, 126/127 command not runnable."})
+        subcommands = {DemoCommand.class, RunCommand.class, LeadCommand.class, InspectCommand.class,
+                LocksCommand.class, ReleaseCommand.class, ResizeCommand.class, DoctorCommand.class, DemoWorker.class,
+                CommandLine.HelpCommand.class, AutoComplete.GenerateCompletion.class},
+        footer = {"", "Exit codes: the command's own for 'run' and 'lead'; 64 usage, 69 Redis unavailable, 70 internal "
+                + "error, 75 lock not acquired (or not elected) within --wait, 76 lease lost while the command ran, 78 "
+                + "'doctor' found an unsafe setting, 126/127 command not runnable."})
 public final class Main {
     private Main() {
     }

@@ -9,7 +9,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code --replica-acks} and {@code --replica-ack-timeout}: what a grant and a renewal must wait for. Only
- * {@code run} takes a lock, so only it lists them; {@code doctor} has a {@code --replica-acks} of its own.
+ * {@code run} and {@code lead} take a lock, so only they list them; {@code doctor} has a {@code --replica-acks} of its
+ * own.
  */
 final class ReplicaOptions {
     @Spec(Spec.Target.MIXEE)

@@ -8,9 +8,9 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -19,7 +19,6 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
-import sun.misc.Signal;
 
 /**
  * {@code warden run NAME [--wait D] [--lease D] [--grace D] [--fair] [--read | --write | --permits N --of M] -- CMD
@@ -40,6 +39,9 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     ReplicaOptions replicas;
 
+    @Mixin
+    LeaseOptions leasing;
+
     @Parameters(index = "0", paramLabel = "NAME", description = "the lock's name: any characters, up to "
             + LockClient.MAX_NAME_LENGTH + "; * ? [ and \\ are plain characters in a name (see warden locks --literal)")
     String name;
@@ -51,21 +53,6 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "0", converter = Durations.class,
             description = "how long to wait for the lock, at most 24h (default: fail at once)")
     Duration wait;
-
-    @Option(names = "--lease", paramLabel = "DURATION", defaultValue = "30s", converter = Durations.class,
-            description = "the lease, renewed by the watchdog every third of it while the command runs: how "
-                    + "long the lock outlives a warden that dies without releasing it; at most 24h, the day Redis "
-                    + "keeps a free lock's fencing counter (default: ${DEFAULT-VALUE})")
-    Duration lease;
-
-    @Option(names = "--grace", paramLabel = "DURATION", defaultValue = "10s", converter = Durations.class,
-            description = "after a lost lease, how long the command has between SIGTERM and SIGKILL, at most "
-                    + "24h (default: ${DEFAULT-VALUE})")
-    Duration grace;
-
-    @Option(names = "--fair", description = "fair mode: strictly first come first served, even when a holder "
-            + "expires without releasing (all users of one lock name must agree)")
-    boolean fair;
 
     @Option(names = "--read", description = "take the read lock of the read-write lock NAME (shared with other "
             + "readers) instead of the lock NAME")
@@ -91,8 +78,7 @@ final class RunCommand implements Callable<Integer> {
     /** What this run takes, checked before anything connects; and its durations. */
     private String checkKind() {
         Durations.check(spec, "--wait", wait, Duration.ZERO, Durations.MAX);
-        Durations.check(spec, "--lease", lease, Durations.MIN_LEASE, Durations.MAX);
-        Durations.check(spec, "--grace", grace, Duration.ZERO, Durations.MAX);
+        leasing.check();
         int kinds = (read ? 1 : 0) + (write ? 1 : 0) + (permits != null || of != null ? 1 : 0);
         if (kinds > 1) {
             throw new ParameterException(spec.commandLine(), "--read, --write and --permits/--of exclude each other");
@@ -132,13 +118,10 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         String what = checkKind();
-        LockConfig config = replicas.apply(common.config(topology), common.timeout).defaultLease(lease).fair(fair)
-                .build();
+        LockConfig config = leasing.apply(replicas.apply(common.config(topology), common.timeout)).build();
         PrintWriter err = spec.commandLine().getErr();
         // Handlers first: a signal that arrives while waiting for the lock or starting the command is not lost.
-        signals = new SignalRelay(Thread.currentThread());
-        handle("INT");
-        handle("TERM");
+        signals = SignalRelay.install(Thread.currentThread());
         try (LockClient client = LockClient.create(config)) {
             Optional<Lease> acquired;
             try {
@@ -146,7 +129,7 @@ final class RunCommand implements Callable<Integer> {
             } catch (InterruptedException e) {
                 err.println("warden: stopped by SIG" + signals.pending() + " while waiting for " + what);
                 err.flush();
-                return 128 + signalNumber(signals.pending());
+                return CommandProcess.exitCode(signals.pending());
             }
             String early = signals.acquired();
             if (acquired.isEmpty()) {
@@ -162,7 +145,6 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private int runHolding(Lease held, String early, PrintWriter err) throws InterruptedException {
-        ProcessBuilder builder = new ProcessBuilder(command).inheritIO();
         long fence;
         try {
             fence = held.fencingToken();
@@ -172,28 +154,23 @@ final class RunCommand implements Callable<Integer> {
             err.flush();
             return ExitCodes.LEASE_LOST;
         }
-        builder.environment().put("WARDEN_FENCING_TOKEN", Long.toString(fence));
-        builder.environment().put("WARDEN_LOCK", name);
         if (early != null) {
             err.println("warden: stopped by SIG" + early + " before the command started");
             err.flush();
-            return 128 + signalNumber(early);
+            return CommandProcess.exitCode(early);
         }
-        Process child;
+        CommandProcess child;
         try {
-            child = builder.start();
+            child = CommandProcess.start(command, Map.of("WARDEN_FENCING_TOKEN", Long.toString(fence),
+                    "WARDEN_LOCK", name));
         } catch (IOException e) {
-            boolean missing = e.getMessage() != null && e.getMessage().contains("error=2,");
-            err.println("warden: cannot run '" + command.get(0) + "': " + (missing ? "command not found"
-                    : e.getMessage()));
-            err.flush();
-            return missing ? ExitCodes.NOT_FOUND : ExitCodes.CANNOT_EXECUTE;
+            return CommandProcess.cannotStart(command, e, err);
         }
-        signals.started(signal -> forward(signal, child));
+        signals.started(child::signal);
         AtomicBoolean lost = new AtomicBoolean();
         held.onLost(() -> {
             lost.set(true);
-            terminate(child);
+            child.terminate(leasing.grace);
         });
         int code = child.waitFor();
         if (lost.get()) {
@@ -203,36 +180,5 @@ final class RunCommand implements Callable<Integer> {
             return ExitCodes.LEASE_LOST;
         }
         return code;
-    }
-
-    /** SIGTERM to the command and its descendants, SIGKILL to whatever still runs after the grace period. */
-    private void terminate(Process child) {
-        child.descendants().forEach(ProcessHandle::destroy);
-        child.destroy();
-        try {
-            if (!child.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-                child.descendants().forEach(ProcessHandle::destroyForcibly);
-                child.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            child.destroyForcibly();
-        }
-    }
-
-    private void handle(String signal) {
-        Signal.handle(new Signal(signal), received -> signals.received(signal));
-    }
-
-    private static void forward(String signal, Process running) {
-        try {
-            new ProcessBuilder("kill", "-" + signal, Long.toString(running.pid())).inheritIO().start();
-        } catch (IOException e) {
-            running.destroy();
-        }
-    }
-
-    private static int signalNumber(String signal) {
-        return "INT".equals(signal) ? 2 : 15;
     }
 }

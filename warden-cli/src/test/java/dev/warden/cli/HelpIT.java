@@ -12,9 +12,9 @@ class HelpIT {
 
     @Test
     void everyCommandPrintsItsHelpWithoutItsRequiredArguments() throws Exception {
-        for (List<String> command : List.of(List.of("run", "--help"), List.of("inspect", "-h"), List.of("locks", "--help"),
-                List.of("release", "--help"), List.of("resize", "--help"), List.of("doctor", "--help"),
-                List.of("demo", "--help"))) {
+        for (List<String> command : List.of(List.of("run", "--help"), List.of("lead", "--help"),
+                List.of("inspect", "-h"), List.of("locks", "--help"), List.of("release", "--help"),
+                List.of("resize", "--help"), List.of("doctor", "--help"), List.of("demo", "--help"))) {
             Cli.Result result = Cli.run(command.toArray(String[]::new));
             assertThat(result.exit()).as("%s: %s", command, result).isZero();
             assertThat(result.out()).as("%s", command).startsWith("Usage: warden " + command.get(0))
@@ -28,8 +28,11 @@ class HelpIT {
     void eachCommandListsOnlyTheOptionsThatDoSomethingForIt() throws Exception {
         Map<String, List<String>> listed = new LinkedHashMap<>();
         Map<String, List<String>> notListed = new LinkedHashMap<>();
-        listed.put("run", List.of("--replica-acks=K", "--replica-ack-timeout=DURATION", "--cluster", "--quorum"));
-        notListed.put("run", List.of());
+        for (String command : List.of("run", "lead")) {
+            listed.put(command, List.of("--replica-acks=K", "--replica-ack-timeout=DURATION", "--cluster", "--quorum",
+                    "--lease=DURATION", "--grace=DURATION", "--fair"));
+            notListed.put(command, List.of());
+        }
         for (String command : List.of("inspect", "locks", "release")) {
             listed.put(command, List.of("--cluster", "--quorum"));
             notListed.put(command, List.of("--replica-acks", "--replica-ack-timeout"));

@@ -14,7 +14,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
-/** How {@code warden locks} orders and draws a listing. */
+/** How {@code warden locks} orders and draws a listing, and how {@code warden inspect} reads a lock as an election. */
 class LocksViewTest {
     private static LockInfo lock(String name, long leaseSeconds, Long waitMillis) {
         return new LockInfo(name, leaseSeconds > 0, Duration.ofSeconds(leaseSeconds), 0, waitMillis == null ? 0 : 1,
@@ -121,5 +121,27 @@ class LocksViewTest {
         assertThat(json).contains("\"writeLocked\": true, \"readers\": 2, \"writer\": {\"client\": \"AbC123\"");
         assertThat(json).contains("{\"kind\": \"semaphore\", \"name\": \"pool\"");
         assertThat(json).contains("\"permits\": 5, \"available\": 2, \"holding\": [{\"client\": \"XyZ789\"");
+    }
+
+    @Test
+    void aLockReadsAsAnElectionItsHolderLeadingWithItsTokenAsTheEpoch() {
+        Identity leader = new Identity("AbC123", 31, Optional.of("warden-cli"), Optional.of("host-a"),
+                OptionalLong.of(4211), Optional.of("main"));
+        Identity candidate = new Identity("XyZ789", 7, Optional.empty(), Optional.empty(), OptionalLong.empty(),
+                Optional.empty());
+        LockInfo led = new LockInfo("billing", true, Duration.ofSeconds(30), 1732L, 1, Optional.of("abcdefgh"),
+                Optional.of(Duration.ofSeconds(4)), Optional.of(Duration.ofSeconds(2)), Optional.of(leader),
+                List.of(candidate));
+        assertThat(LocksView.election(led)).isEqualTo("leader warden-cli-AbC123 (host-a, pid 4211, thread main), "
+                + "epoch 1732, 1 candidate waiting");
+        // A holder that has not asked for its token: the last one issued is an earlier holder's, not its epoch.
+        LockInfo unasked = new LockInfo("billing", true, Duration.ofSeconds(30), 1732L, 2, Optional.of("abcdefgh"),
+                Optional.empty(), Optional.empty(), Optional.of(leader), List.of());
+        assertThat(LocksView.election(unasked)).isEqualTo("leader warden-cli-AbC123 (host-a, pid 4211, thread main), "
+                + "epoch not known yet (no fencing token asked), 2 candidates waiting");
+        assertThat(LocksView.election(new LockInfo("billing", false, Duration.ZERO, 1732L, 0)))
+                .isEqualTo("no leader (last epoch 1732), 0 candidates waiting");
+        assertThat(LocksView.election(new LockInfo("billing", false, Duration.ZERO, 0L, 0)))
+                .isEqualTo("no leader, 0 candidates waiting");
     }
 }

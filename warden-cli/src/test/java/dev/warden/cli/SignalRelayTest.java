@@ -8,7 +8,10 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Where {@code warden run} sends a signal in each phase: the wait for the lock, before the command, after. */
+/**
+ * Where {@code warden run} and {@code warden lead} send a signal in each phase: the wait for the lock, before the
+ * command, after; and, for {@code lead --rejoin}, the wait for the next term once the command has exited.
+ */
 class SignalRelayTest {
     private final SignalRelay relay = new SignalRelay(Thread.currentThread());
     private final List<String> delivered = new ArrayList<>();
@@ -80,6 +83,40 @@ class SignalRelayTest {
             }
             assertThat(Thread.currentThread().isInterrupted()).as("round %d", round).isFalse();
         }
+    }
+
+    @Test
+    void onceTheCommandHasEndedASignalInterruptsTheWaiterAgainForTheNextTerm() {
+        relay.acquired();
+        relay.started(delivered::add);
+        assertThat(relay.ended()).as("no signal while the command ran").isNull();
+        relay.received("TERM");
+        assertThat(Thread.interrupted()).isTrue();
+        assertThat(relay.pending()).isEqualTo("TERM");
+        assertThat(delivered).isEmpty();
+    }
+
+    @Test
+    void aSignalPassedToTheCommandIsReportedWhenItEndsSoThatWardenStopsInsteadOfWaitingAgain() {
+        relay.acquired();
+        relay.started(delivered::add);
+        relay.received("INT");
+        assertThat(relay.ended()).isEqualTo("INT");
+        assertThat(Thread.currentThread().isInterrupted()).isFalse();
+        // Reported once: the next term starts with nothing received.
+        relay.acquired();
+        relay.started(delivered::add);
+        assertThat(relay.ended()).isNull();
+        assertThat(delivered).containsExactly("INT");
+    }
+
+    @Test
+    void aSignalKeptForACommandThatNeverStartedIsReportedWhenTheTermEnds() {
+        relay.acquired();
+        relay.received("TERM");
+        assertThat(relay.ended()).isEqualTo("TERM");
+        assertThat(relay.pending()).isNull();
+        assertThat(Thread.currentThread().isInterrupted()).isFalse();
     }
 
     @Test

@@ -33,11 +33,11 @@ class UsageIT {
         server.call("FLUSHALL");
     }
 
-    /** Runs a command against the server: for {@code run}, with {@code -- true} as the command. */
+    /** Runs a command against the server: for {@code run} and {@code lead}, with {@code -- true} as the command. */
     private Cli.Result warden(List<String> args) throws Exception {
         List<String> all = new ArrayList<>(args);
         all.addAll(List.of("--redis", server.uri()));
-        if (args.get(0).equals("run")) {
+        if (args.get(0).equals("run") || args.get(0).equals("lead")) {
             all.addAll(List.of("--", "true"));
         }
         return Cli.run(all.toArray(String[]::new));
@@ -54,6 +54,8 @@ class UsageIT {
         cases.put(List.of("run", "job", "--wait", "1441m"), "--wait must be at most 24h: 1441m");
         cases.put(List.of("run", "job", "--grace", "86401s"), "--grace must be at most 24h: 86401s");
         cases.put(List.of("inspect", "job", "--timeout", "0"), "--timeout must be positive: 0");
+        cases.put(List.of("lead", "job", "--wait", "0"), "--wait must be positive: 0");
+        cases.put(List.of("lead", "job", "--grace", "PT-1S"), "--grace must not be negative: PT-1S");
         cases.put(List.of("run", "job", "--replica-acks", "-1"), "--replica-acks must not be negative: -1");
         cases.put(List.of("run", "job", "--replica-acks", "1", "--replica-ack-timeout", "3s"),
                 "--replica-ack-timeout must be shorter than --timeout (3s): 3s");
