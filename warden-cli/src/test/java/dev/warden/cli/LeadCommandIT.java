@@ -22,6 +22,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -102,6 +103,7 @@ class LeadCommandIT {
     }
 
     @Test
+    @Tag("full") // 25-30 s of process starts; the grace and rerun tests cover a term's command by default
     void oneCommandRunsAtATimeTheNextLeaderFollowsADeadOneAndRejoinLeadsAgain() throws Exception {
         String name = name();
         Path log = dir.resolve("starts");
@@ -192,6 +194,7 @@ class LeadCommandIT {
     }
 
     @Test
+    @Tag("full") // 15-27 s; by default the grace test checks 76 and LeadCommandTest the usage errors
     void exitCodesAreTheCommandsOrSayWhyItDidNotRun() throws Exception {
         String name = name();
         Cli.Result ran = Cli.run("lead", name, "--redis", server.uri(), "--",
