@@ -200,17 +200,12 @@ class TlsTest {
                         throw new IllegalStateException(e);
                     }
                 });
-        long bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (second.lock(name).inspect().waiters() == 0 && System.nanoTime() - bound < 0) {
-            Thread.sleep(5);
-        }
+        Await.await(() -> second.lock(name).inspect().waiters() > 0, Duration.ofSeconds(10),
+                "a waiter of lock " + name);
         assertThat(waiter).isNotDone();
         // The waiter listens for the release over its client's TLS pub/sub connection.
-        bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (channels(servers, name).isEmpty() && System.nanoTime() - bound < 0) {
-            Thread.sleep(5);
-        }
-        assertThat(channels(servers, name)).as("channels of lock " + name).isNotEmpty();
+        Await.await(() -> !channels(servers, name).isEmpty(), Duration.ofSeconds(10),
+                "channels of lock " + name);
         long releasedAt = System.nanoTime();
         assertThat(held.release()).isTrue();
         Lease next = waiter.get(10, TimeUnit.SECONDS).orElseThrow();

@@ -81,7 +81,8 @@ class SentinelTest {
             try {
                 otherLease = other.tryAcquire(Duration.ofSeconds(1));
             } catch (LockException e) {
-                // Failing over, or the remaining replica is not attached yet: acknowledgements fail closed.
+                // Failing over, or the remaining replica is not attached yet: acknowledgements fail closed. A pause
+                // between tries: the loop waits for the lock itself.
                 Thread.sleep(100);
             }
         }
@@ -136,6 +137,7 @@ class SentinelTest {
                 lease = lock.tryAcquire();
             } catch (LockException e) {
                 failures.add(e);
+                // A pause between tries: the loop waits for the lock itself.
                 Thread.sleep(20);
             }
         }
