@@ -13,12 +13,20 @@ final class Await {
      * {@code timeout}.
      */
     static void await(BooleanSupplier condition, Duration timeout, String description) throws InterruptedException {
+        if (!eventually(timeout, condition)) {
+            throw new AssertionError("not within " + timeout.toMillis() + " ms: " + description);
+        }
+    }
+
+    /** Whether {@code condition} holds within {@code timeout}, looked at every 10 ms. */
+    static boolean eventually(Duration timeout, BooleanSupplier condition) throws InterruptedException {
         long end = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - end > 0) {
-                throw new AssertionError("not within " + timeout.toMillis() + " ms: " + description);
+        while (System.nanoTime() - end < 0) {
+            if (condition.getAsBoolean()) {
+                return true;
             }
             Thread.sleep(10);
         }
+        return condition.getAsBoolean();
     }
 }

@@ -101,11 +101,8 @@ class TopologiesIT {
                     .build())) {
                 Lease held = client.lock("job-s").tryAcquire().orElseThrow();
                 // The holder's identity record is written from its client's scheduler right after the acquire.
-                long bound = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-                while (client.lock("job-s").inspect().holderIdentity().flatMap(Identity::threadName).isEmpty()
-                        && System.nanoTime() < bound) {
-                    Thread.sleep(10);
-                }
+                Await.eventually(Duration.ofSeconds(10),
+                        () -> client.lock("job-s").inspect().holderIdentity().flatMap(Identity::threadName).isPresent());
                 Cli.Result inspect = Cli.run("inspect", "job-s", "--redis", uri);
                 assertThat(inspect.exit()).as("%s", inspect).isZero();
                 assertThat(inspect.out()).contains("state:         held")
