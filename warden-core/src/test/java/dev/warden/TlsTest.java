@@ -123,8 +123,9 @@ class TlsTest {
     void aTlsSentinelAndItsTlsMasterAreVerifiedWithTheTrustedAuthority() throws Exception {
         List<AutoCloseable> resources = new ArrayList<>();
         try {
+            // Redis 7.0 waits 5 s by default before a replica's first (diskless) sync.
             RedisServer master = keep(resources, RedisServer.builder().tls(serverPair[0], serverPair[1], ca)
-                    .start());
+                    .args("--repl-diskless-sync-delay", "0").start());
             RedisServer replica = keep(resources, RedisServer.builder().tls(serverPair[0], serverPair[1], ca)
                     .args("--replicaof", master.host(), Integer.toString(master.port())).start());
             replica.awaitReplicaSync(Duration.ofSeconds(20));

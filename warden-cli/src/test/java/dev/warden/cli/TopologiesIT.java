@@ -69,7 +69,8 @@ class TopologiesIT {
 
     @Test
     void replicaAcknowledgementsAreRequiredWhenAsked() throws Exception {
-        try (RedisServer master = RedisServer.start();
+        // Redis 7.0 waits 5 s by default before a replica's first (diskless) sync.
+        try (RedisServer master = RedisServer.builder().args("--repl-diskless-sync-delay", "0").start();
              RedisServer replica = RedisServer.builder()
                      .args("--replicaof", master.host(), Integer.toString(master.port())).start()) {
             replica.awaitReplicaSync(Duration.ofSeconds(10));

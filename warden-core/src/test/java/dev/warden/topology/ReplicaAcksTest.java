@@ -34,7 +34,8 @@ class ReplicaAcksTest {
 
     @BeforeEach
     void startMasterAndReplica() {
-        master = keep(RedisServer.start());
+        // Redis 7.0 waits 5 s by default before a replica's first (diskless) sync.
+        master = keep(RedisServer.builder().args("--repl-diskless-sync-delay", "0").start());
         replica = keep(RedisServer.builder()
                 .args("--replicaof", master.host(), Integer.toString(master.port())).start());
         replica.awaitReplicaSync(Duration.ofSeconds(10));

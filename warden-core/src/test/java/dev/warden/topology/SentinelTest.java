@@ -41,10 +41,12 @@ class SentinelTest {
 
     @Test
     void clientsFollowAFailoverAndAnAcknowledgedLeaseIsNeverHeldTwice() throws Exception {
-        RedisServer master = keep(RedisServer.start());
+        // Redis 7.0 waits 5 s by default before a replica's first (diskless) sync: on every server, which may
+        // become the master.
+        RedisServer master = keep(RedisServer.builder().args("--repl-diskless-sync-delay", "0").start());
         for (int i = 0; i < 2; i++) {
-            keep(RedisServer.builder().args("--replicaof", master.host(), Integer.toString(master.port())).start())
-                    .awaitReplicaSync(Duration.ofSeconds(10));
+            keep(RedisServer.builder().args("--repl-diskless-sync-delay", "0", "--replicaof", master.host(),
+                    Integer.toString(master.port())).start()).awaitReplicaSync(Duration.ofSeconds(10));
         }
         List<String> sentinels = new ArrayList<>();
         List<RedisServer> sentinelServers = new ArrayList<>();
@@ -109,9 +111,9 @@ class SentinelTest {
 
     @Test
     void aClientLeftOnADemotedMasterMovesToTheMasterSentinelNamesNow() throws Exception {
-        RedisServer first = keep(RedisServer.start());
-        RedisServer second = keep(RedisServer.builder()
-                .args("--replicaof", first.host(), Integer.toString(first.port())).start());
+        RedisServer first = keep(RedisServer.builder().args("--repl-diskless-sync-delay", "0").start());
+        RedisServer second = keep(RedisServer.builder().args("--repl-diskless-sync-delay", "0",
+                "--replicaof", first.host(), Integer.toString(first.port())).start());
         second.awaitReplicaSync(Duration.ofSeconds(10));
         RedisServer sentinel = keep(RedisServer.builder()
                 .sentinel(MASTER, first.port(), 1, Duration.ofSeconds(60)).start());
