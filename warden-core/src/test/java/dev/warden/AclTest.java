@@ -199,6 +199,7 @@ class AclTest extends RedisTestSupport {
         Lease renewed = renewing.lock("nightly").acquire();
         Lease renewedPermit = renewing.semaphore("exports", 2).acquire(1);
         assertThat(b.semaphore("exports", 2).tryAcquire(1, Duration.ZERO, Duration.ofMillis(200))).isPresent();
+        // The test's intent: past the leases' end (600 ms) and the fixed permit's (200 ms).
         Thread.sleep(1_500);
         assertThat(renewed.isHeld()).isTrue();
         assertThat(renewedPermit.isHeld()).isTrue();

@@ -48,6 +48,7 @@ class CloseTest extends RedisTestSupport {
                 thread.start();
             }
             assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+            // The test's intent: the close comes at a random moment of the acquisitions.
             Thread.sleep(5 + ThreadLocalRandom.current().nextInt(60));
             client.close();
             for (Thread thread : threads) {

@@ -77,6 +77,8 @@ class FailureTest extends RedisTestSupport {
         // The server answers late: the acquire may run there after the client gave up on it.
         Thread slow = new Thread(() -> server.call("DEBUG", "SLEEP", "0.5"));
         slow.start();
+        // A head start for DEBUG SLEEP, so that the acquire reaches a server already asleep: a server asleep cannot
+        // be asked whether it is, so this is a guess (which the assertions below do not depend on).
         Thread.sleep(50);
         assertThatThrownBy(lock::tryAcquire).isInstanceOf(LockTimeoutException.class);
         slow.join();
@@ -140,7 +142,7 @@ class FailureTest extends RedisTestSupport {
         LockClient client = client(b -> b.clientName("victim"));
         Lease lease = client.lock(name).tryAcquire().orElseThrow();
         var waiter = client().lock(name).acquireAsync(Duration.ofSeconds(20));
-        Thread.sleep(200);
+        awaitWaiting(name, 1);
         server.call("CLIENT", "KILL", "TYPE", "normal");
         server.call("CLIENT", "KILL", "TYPE", "pubsub");
         assertThat(eventually(Duration.ofSeconds(10), () -> {

@@ -149,9 +149,9 @@ class FairModeTest extends RedisTestSupport {
         String name = uniqueName();
         Lease holder = fairClient().lock(name).tryAcquire().orElseThrow();
         CompletableFuture<Lease> waiter = fairClient().lock(name).acquireAsync(Duration.ofSeconds(20));
-        awaitWaiters(fairClient().lock(name), 1);
-        // Well inside the waiter's one-second renewal of its registration, so the only script is the release.
-        Thread.sleep(100);
+        // Registered quietly: the waiter's try was answered, and it sends nothing more until the grant, so the only
+        // script is the release.
+        awaitWaiting(name, 1);
         server.call("CONFIG", "RESETSTAT");
         holder.release();
         Lease lease = waiter.get(5, TimeUnit.SECONDS);
@@ -236,6 +236,7 @@ class FairModeTest extends RedisTestSupport {
         awaitWaiters(fairClient().lock(name), 2);
         long t0 = System.nanoTime();
         holder.release();
+        // The test's intent: a second into the ghost's 2 s, the waiter must still wait.
         Thread.sleep(1000);
         assertThat(waiter).as("the ghost holds the lock for its 2 s").isNotDone();
         Lease lease = waiter.get(10, TimeUnit.SECONDS);

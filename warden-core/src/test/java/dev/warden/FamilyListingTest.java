@@ -64,6 +64,7 @@ class FamilyListingTest extends RedisTestSupport {
         // The records are written from each client's scheduler right after its first acquisition (or wait).
         assertThat(eventually(Duration.ofSeconds(5), () -> lock.inspect().writer()
                 .flatMap(Identity::threadName).isPresent() && named(() -> lock.inspect().waiting()))).isTrue();
+        // The test's intent: the wait lasts long enough to be shown (at least 50 ms).
         Thread.sleep(100);
 
         ReadWriteLockInfo info = lock.inspect();

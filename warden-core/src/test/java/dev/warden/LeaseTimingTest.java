@@ -20,6 +20,7 @@ class LeaseTimingTest extends RedisTestSupport {
         Lease lease = lock.tryAcquire(Duration.ZERO, Duration.ofMillis(300)).orElseThrow();
         assertThat(lease.extend(Duration.ofSeconds(5))).isTrue();
         assertThat(pttl(name)).isBetween(4_000L, 5_000L);
+        // The test's intent: past the first lease (300 ms).
         Thread.sleep(600);
         // Past the first lease: still held, here and for another client.
         assertThat(lease.isHeld()).isTrue();

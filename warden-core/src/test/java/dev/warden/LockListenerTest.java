@@ -92,6 +92,7 @@ class LockListenerTest extends RedisTestSupport {
         });
         waiter.start();
         assertThat(recorder.next()).isEqualTo("waiting " + name);
+        // The test's intent: the hold and the wait last at least 200 ms, which the events must report.
         Thread.sleep(200);
         assertThat(first.release()).isTrue();
         waiter.join(10_000);

@@ -47,7 +47,8 @@ class LockViewTest extends RedisTestSupport {
 
     @Test
     void otherThreadOfTheSameViewWaitsForTheLock() throws Exception {
-        Lock lock = client().lock(uniqueName()).asLock();
+        String name = uniqueName();
+        Lock lock = client().lock(name).asLock();
         lock.lock();
         CompletableFuture<Boolean> other = CompletableFuture.supplyAsync(() -> {
             try {
@@ -66,7 +67,7 @@ class LockViewTest extends RedisTestSupport {
                 throw new IllegalStateException(e);
             }
         });
-        Thread.sleep(200);
+        awaitWaiting(name, 1);
         lock.unlock();
         assertThat(later.get(15, TimeUnit.SECONDS)).isTrue();
     }
@@ -142,8 +143,9 @@ class LockViewTest extends RedisTestSupport {
             lock.unlock();
         });
         thread.start();
-        Thread.sleep(200);
+        awaitWaiting(name, 1);
         thread.interrupt();
+        // The test's intent: a window in which lock(), were it to give up on the interrupt, would return.
         Thread.sleep(200);
         assertThat(result).isNotDone();
         holder.release();

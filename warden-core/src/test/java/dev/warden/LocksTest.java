@@ -44,6 +44,7 @@ class LocksTest extends RedisTestSupport {
         CompletableFuture<Optional<Lease>> waiter = other.lock("contended").tryAcquireAsync(Duration.ofSeconds(30));
         assertThat(eventually(Duration.ofSeconds(5), () -> client.lock("contended").inspect().waiters() == 1))
                 .isTrue();
+        // The test's intent: the holds and the wait last at least 300 ms, which the listing must show.
         Thread.sleep(300);
 
         List<LockInfo> locks = other.locks("*");
@@ -210,6 +211,7 @@ class LocksTest extends RedisTestSupport {
         long idleP99;
         long idleMax;
         try (LatencyProbe idle = LatencyProbe.start(server)) {
+            // The test's intent: the server's latency over 2 s idle, against which the listing's is compared.
             Thread.sleep(2_000);
             idle.stop();
             idleP99 = idle.percentileMicros(99);

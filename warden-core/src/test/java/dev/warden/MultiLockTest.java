@@ -70,6 +70,7 @@ class MultiLockTest extends RedisTestSupport {
         // The part taken first was given back.
         assertThat(eventually(Duration.ofSeconds(5), () -> !client().lock(a).isLocked())).isTrue();
         CompletableFuture<Optional<MultiLease>> waiting = multi.tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
+        // The test's intent: a window in which the multi-lock, taken while a part is held, would be seen.
         Thread.sleep(200);
         assertThat(waiting).isNotDone();
         other.release();
@@ -120,6 +121,7 @@ class MultiLockTest extends RedisTestSupport {
                             if (inside.incrementAndGet() != 1) {
                                 overlaps.incrementAndGet();
                             }
+                            // The test's intent: work done while holding the locks.
                             Thread.sleep(1);
                             inside.decrementAndGet();
                         }
@@ -148,6 +150,7 @@ class MultiLockTest extends RedisTestSupport {
             lost.incrementAndGet();
             told.countDown();
         });
+        // The test's intent: held through renewals of both parts.
         Thread.sleep(700);
         assertThat(lease.isHeld()).isTrue();
         client().lock(b).forceRelease();
@@ -197,6 +200,7 @@ class MultiLockTest extends RedisTestSupport {
         CompletableFuture<Optional<MultiLease>> queued = multi.tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
         holder.release();
         Lease first = waiter.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
+        // The test's intent: a window in which the multi-lock, served before the waiter queued first, would be seen.
         Thread.sleep(200);
         assertThat(queued).isNotDone();
         first.release();

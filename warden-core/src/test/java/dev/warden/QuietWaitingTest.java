@@ -30,9 +30,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(120)
 class QuietWaitingTest extends RedisTestSupport {
-    /** How long a registration lives without its client listening: {@code Scripts.REGISTRATION_LIFE_MS}. */
-    private static final long LIFE_MS = 3_000;
-
     @Test
     void waitersSendNothingWhileTheHolderKeepsTheLock() throws Exception {
         String name = uniqueName();
@@ -50,7 +47,8 @@ class QuietWaitingTest extends RedisTestSupport {
         }
         warmHolder.release();
         // The warm-up's subscriptions end after their linger (2 s), before counting starts.
-        Thread.sleep(2_500);
+        await(() -> subscribed("test:{" + warm + "}:c:*").isEmpty(), Duration.ofSeconds(10),
+                "the warm-up's subscriptions ended");
         List<Request> requests;
         long start;
         try (Monitor monitor = new Monitor()) {
@@ -62,7 +60,8 @@ class QuietWaitingTest extends RedisTestSupport {
             for (CompletableFuture<Optional<Lease>> wait : waits) {
                 assertThat(wait.get(10, TimeUnit.SECONDS)).isEmpty();
             }
-            // The requests that leave the queue go out as the waits end.
+            // The requests that leave the queue go out as the waits end. The test's intent: a window in which they,
+            // and any more that must not come, are counted (polling Redis here would be counted too).
             Thread.sleep(300);
             requests = monitor.finish();
         }
@@ -95,8 +94,7 @@ class QuietWaitingTest extends RedisTestSupport {
             String childChannel = subscribed(channels).get(0);
             // A waiter of this process queues behind the child.
             CompletableFuture<Optional<Lease>> live = client().lock(name).tryAcquireAsync(Duration.ofSeconds(30));
-            assertThat(eventually(Duration.ofSeconds(5), () -> queued(name) == 2)).isTrue();
-            Thread.sleep(300);
+            awaitWaiting(name, 2);
             child.destroyForcibly();
             assertThat(child.waitFor(10, TimeUnit.SECONDS)).isTrue();
             // Redis closed the killed process's connections: nobody listens on its channel any more.
@@ -163,6 +161,7 @@ class QuietWaitingTest extends RedisTestSupport {
         assertThat(eventually(Duration.ofSeconds(10), () -> quietRegistrations(name) == count)).isTrue();
         List<Request> requests;
         try (Monitor monitor = new Monitor()) {
+            // The test's intent: what the waiters send in 6 s of the holder's renewals.
             Thread.sleep(6_000);
             requests = monitor.finish();
         }
@@ -206,19 +205,16 @@ class QuietWaitingTest extends RedisTestSupport {
         Lease holder = client().lock(name).tryAcquire().orElseThrow();
         CompletableFuture<Lease> waiter = client().lock(name).acquireAsync(Duration.ofSeconds(30));
         assertThat(eventually(Duration.ofSeconds(5), () -> quietRegistrations(name) == 1)).isTrue();
-        // Longer than the 5 s a grant gives a renewed waiter until the watchdog renews it: a lease counted from the
-        // waiter's only try would be over before the grant arrives.
+        // The test's intent: longer than the 5 s a grant gives a renewed waiter until the watchdog renews it: a lease
+        // counted from the waiter's only try would be over before the grant arrives.
         Thread.sleep(6_000);
         holder.release();
         Lease lease = waiter.get(10, TimeUnit.SECONDS);
         assertThat(lease.isHeld()).isTrue();
+        // The test's intent: still held a second later, its lease renewed.
         Thread.sleep(1_000);
         assertThat(lease.isHeld()).isTrue();
         assertThat(lease.release()).isTrue();
-    }
-
-    private static long queued(String name) {
-        return (Long) server.call("ZCARD", "test:{" + name + "}:q");
     }
 
     @SuppressWarnings("unchecked")
@@ -228,20 +224,6 @@ class QuietWaitingTest extends RedisTestSupport {
 
     private static long numsub(String channel) {
         return (Long) ((List<?>) server.call("PUBSUB", "NUMSUB", channel)).get(1);
-    }
-
-    /** The ms each registration of the lock has left, by the server's clock. */
-    @SuppressWarnings("unchecked")
-    private static List<Long> registrationsLeftMillis(String name) {
-        List<String> time = (List<String>) server.call("TIME");
-        long now = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
-        List<String> entries = (List<String>) server.call("HVALS", "test:{" + name + "}:r");
-        return entries.stream().map(entry -> Long.parseLong(entry.substring(0, entry.indexOf(':'))) - now).toList();
-    }
-
-    /** The registrations that live longer than a renewing one can: quiet ones. */
-    private static long quietRegistrations(String name) {
-        return registrationsLeftMillis(name).stream().filter(left -> left > LIFE_MS).count();
     }
 
     private static String log(Path dir) {

@@ -73,6 +73,7 @@ class ReadWriteLockTest extends RedisTestSupport {
                                 if (writers.incrementAndGet() != 1 || readers.get() != 0) {
                                     violations.incrementAndGet();
                                 }
+                                // The test's intent: work done while holding the write lock.
                                 Thread.sleep(1);
                                 writers.decrementAndGet();
                             } else {
@@ -82,6 +83,7 @@ class ReadWriteLockTest extends RedisTestSupport {
                                 if (writers.get() != 0) {
                                     violations.incrementAndGet();
                                 }
+                                // The test's intent: work done while holding the read lock.
                                 Thread.sleep(2);
                                 readers.decrementAndGet();
                             }
@@ -114,6 +116,7 @@ class ReadWriteLockTest extends RedisTestSupport {
         awaitQueued(name, 2);
         reader.release();
         Lease written = writer.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
+        // The test's intent: a window in which a reader let in beside the writer would be seen.
         Thread.sleep(200);
         assertThat(late).isNotDone();
         written.release();
@@ -141,6 +144,7 @@ class ReadWriteLockTest extends RedisTestSupport {
         Lease first = r1.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
         Lease second = r2.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
         assertThat(Duration.ofNanos(System.nanoTime() - released)).isLessThan(Duration.ofMillis(500));
+        // The test's intent: a window in which a waiter served out of turn would be seen.
         Thread.sleep(200);
         assertThat(w2).isNotDone();
         assertThat(r3).isNotDone();
@@ -190,6 +194,7 @@ class ReadWriteLockTest extends RedisTestSupport {
         assertThat(write.release()).isTrue();
         assertThat(read.isHeld()).isTrue();
         assertThat(client().readWriteLock(name).writeLock().tryAcquire()).isEmpty();
+        // The test's intent: a window in which a writer let in beside the reader would be seen.
         Thread.sleep(200);
         assertThat(waiting).isNotDone();
         read.release();
@@ -259,6 +264,7 @@ class ReadWriteLockTest extends RedisTestSupport {
         CountDownLatch lost = new CountDownLatch(2);
         r1.onLost(lost::countDown);
         r2.onLost(lost::countDown);
+        // The test's intent: held through three periods of their 300 ms lease, renewed by the watchdog.
         Thread.sleep(900);
         assertThat(r1.isHeld()).isTrue();
         assertThat(r2.isHeld()).isTrue();
@@ -312,6 +318,9 @@ class ReadWriteLockTest extends RedisTestSupport {
         awaitQueued(name, count);
         assertThat(eventually(Duration.ofSeconds(5), () -> !((List<?>) server.call("PUBSUB", "CHANNELS",
                 "test:{" + name + "}:rw:c:*")).isEmpty())).isTrue();
+        // Not a condition this test can see: a read-write lock's waiters register as renewing ones only (no quiet
+        // registration to tell that a waiter's last try was answered, as RedisTestSupport.awaitWaiting does for a
+        // lock's), and the try a waiter sends once subscribed leaves no other mark in Redis. 200 ms for it.
         Thread.sleep(200);
     }
 
@@ -355,7 +364,8 @@ class ReadWriteLockTest extends RedisTestSupport {
             assertThat(leases).allMatch(Lease::isHeld);
             // A reader's token is the last writer's: the handover issued none of its own.
             assertThat(leases).allMatch(lease -> lease.fencingToken() == writer.fencingToken());
-            // The writer queued behind them waits, and so does the reader behind that writer.
+            // The writer queued behind them waits, and so does the reader behind that writer (the test's intent: a
+            // window in which either, let in, would be seen).
             Thread.sleep(200);
             assertThat(nextWriter).isNotDone();
             assertThat(lateReader).isNotDone();
@@ -391,6 +401,7 @@ class ReadWriteLockTest extends RedisTestSupport {
             assertThat(writer.release()).isTrue();
             Lease next = otherWriter.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
             assertThat(calls("eval")).isZero();
+            // The test's intent: a window in which a reader let in beside the writer would be seen.
             Thread.sleep(200);
             assertThat(reader).isNotDone();
             assertThat(next.release()).isTrue();
@@ -415,6 +426,7 @@ class ReadWriteLockTest extends RedisTestSupport {
             assertThat(reader.release()).isTrue();
             Lease written = writer.get(BOUND_SECONDS, TimeUnit.SECONDS);
             assertThat(calls("eval")).isZero();
+            // The test's intent: a window in which a reader let in beside the writer would be seen.
             Thread.sleep(200);
             assertThat(late).isNotDone();
             assertThat(written.release()).isTrue();

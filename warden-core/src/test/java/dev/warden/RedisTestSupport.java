@@ -16,6 +16,8 @@ import org.junit.jupiter.api.BeforeEach;
 
 /** One real redis-server per test class, emptied before each test; clients made here are closed after it. */
 abstract class RedisTestSupport {
+    /** How long a registration lives without its client listening: {@code Scripts.REGISTRATION_LIFE_MS}. */
+    static final long REGISTRATION_LIFE_MS = 3_000;
     private static final AtomicInteger NAMES = new AtomicInteger();
     static RedisServer server;
     private final List<LockClient> clients = new ArrayList<>();
@@ -118,14 +120,45 @@ abstract class RedisTestSupport {
 
     /**
      * Waits until {@code count} waiters of one client (one subscription to its grant channel) are queued for a lock
-     * and the try each sends after subscribing, if any, has been answered.
+     * and each is registered quietly: its last try found the client subscribed, so it sends nothing more until a
+     * grant, the holder's TTL or the end of its wait.
      */
     static void awaitQueuedInOneClient(String name, int count) throws InterruptedException {
-        String queue = "test:{" + name + "}:q";
-        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", queue) == count)).isTrue();
-        assertThat(eventually(Duration.ofSeconds(5), () -> ((List<?>) server.call("PUBSUB", "CHANNELS",
-                "test:{" + name + "}:c:*")).size() == 1)).isTrue();
-        Thread.sleep(200);
+        await(() -> queued(name) == count && quietRegistrations(name) == count, Duration.ofSeconds(5),
+                count + " waiters of " + name + " queued quietly");
+        await(() -> ((List<?>) server.call("PUBSUB", "CHANNELS", "test:{" + name + "}:c:*")).size() == 1,
+                Duration.ofSeconds(5), "one client subscribed for " + name);
+    }
+
+    /**
+     * Waits until {@code count} waiters (of any clients) are queued for a lock and each is registered quietly: each
+     * waits, sending nothing until a grant, the holder's TTL or the end of its wait.
+     */
+    static void awaitWaiting(String name, int count) throws InterruptedException {
+        await(() -> queued(name) == count && quietRegistrations(name) == count, Duration.ofSeconds(5),
+                count + " waiters of " + name + " queued quietly");
+    }
+
+    /** How many registrations the lock's queue holds. */
+    static long queued(String name) {
+        return (Long) server.call("ZCARD", "test:{" + name + "}:q");
+    }
+
+    /** The ms each registration of the lock has left, by the server's clock. */
+    @SuppressWarnings("unchecked")
+    static List<Long> registrationsLeftMillis(String name) {
+        List<String> time = (List<String>) server.call("TIME");
+        long now = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+        List<String> entries = (List<String>) server.call("HVALS", "test:{" + name + "}:r");
+        return entries.stream().map(entry -> Long.parseLong(entry.substring(0, entry.indexOf(':'))) - now).toList();
+    }
+
+    /**
+     * The registrations that live longer than a renewing one can ({@link #REGISTRATION_LIFE_MS}): quiet ones, which
+     * live the holder's TTL more.
+     */
+    static long quietRegistrations(String name) {
+        return registrationsLeftMillis(name).stream().filter(left -> left > REGISTRATION_LIFE_MS).count();
     }
 
     /** @return whether the lock's queue and its waiters' registrations are gone (no waiter is registered) */
@@ -154,16 +187,18 @@ abstract class RedisTestSupport {
         return client;
     }
 
-    /** Waits, bounded, until a condition holds; the tests' only waiting loop, for liveness checks. */
+    /**
+     * Returns as soon as {@code condition} holds; fails, naming {@code description}, if it does not within
+     * {@code timeout}. For a test that waits for something to happen rather than for a guessed time.
+     */
+    static void await(java.util.function.BooleanSupplier condition, Duration timeout, String description)
+            throws InterruptedException {
+        Await.await(condition, timeout, description);
+    }
+
+    /** Waits, bounded, until a condition holds ({@link Await#eventually}), for liveness checks. */
     static boolean eventually(Duration bound, java.util.function.BooleanSupplier condition)
             throws InterruptedException {
-        long end = System.nanoTime() + bound.toNanos();
-        while (System.nanoTime() - end < 0) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            Thread.sleep(10);
-        }
-        return condition.getAsBoolean();
+        return Await.eventually(bound, condition);
     }
 }

@@ -60,6 +60,7 @@ class SemaphoreTest extends RedisTestSupport {
                     for (int i = 0; i < 25; i++) {
                         try (Lease lease = semaphore.tryAcquire(1, Duration.ofSeconds(BOUND_SECONDS)).orElseThrow()) {
                             most.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                            // The test's intent: work done while holding a permit.
                             Thread.sleep(1);
                             inside.decrementAndGet();
                         }
@@ -148,6 +149,7 @@ class SemaphoreTest extends RedisTestSupport {
                 .tryAcquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
         assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", queueKey(name)) == 2))
                 .isTrue();
+        // The test's intent, here and below: a window in which a waiter served out of turn would be seen.
         Thread.sleep(200);
         assertThat(large).isNotDone();
         assertThat(small).isNotDone();
@@ -179,6 +181,7 @@ class SemaphoreTest extends RedisTestSupport {
         Lease lease = semaphore.acquire(1);
         CountDownLatch lost = new CountDownLatch(1);
         lease.onLost(lost::countDown);
+        // The test's intent: held through three periods of its 300 ms lease, renewed by the watchdog.
         Thread.sleep(900);
         assertThat(lease.isHeld()).isTrue();
         assertThat(client().semaphore(name, 1).tryAcquire(1)).isEmpty();
@@ -235,6 +238,9 @@ class SemaphoreTest extends RedisTestSupport {
                 .isTrue();
         assertThat(eventually(Duration.ofSeconds(5), () -> !((List<?>) server.call("PUBSUB", "CHANNELS",
                 "test:{" + name + "}:s:c:*")).isEmpty())).isTrue();
+        // Not a condition this test can see: a semaphore's waiters register as renewing ones only (no quiet
+        // registration to tell that a waiter's last try was answered, as RedisTestSupport.awaitWaiting does for a
+        // lock's), and the try a waiter sends once subscribed leaves no other mark in Redis. 200 ms for it.
         Thread.sleep(200);
     }
 
@@ -288,6 +294,7 @@ class SemaphoreTest extends RedisTestSupport {
                                 }
                                 lastFence.set(Math.max(lastFence.get(), fence));
                             }
+                            // The test's intent: work done while holding a permit.
                             Thread.sleep(1);
                             inside.decrementAndGet();
                         }
@@ -327,6 +334,7 @@ class SemaphoreTest extends RedisTestSupport {
         Lease first = other.get(BOUND_SECONDS, TimeUnit.SECONDS);
         assertThat(calls("eval")).isZero();
         assertThat(calls("publish")).isEqualTo(1);
+        // The test's intent: a window in which a permit handed out of turn would be seen.
         Thread.sleep(200);
         assertThat(mine).isNotDone();
         assertThat(first.release()).isTrue();

@@ -12,11 +12,31 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** rediss:// against a real TLS-only redis-server with a self-signed certificate made by the JDK's keytool. */
+/**
+ * rediss:// against real TLS-only redis-servers, with certificates made by the JDK's keytool: a self-signed one, and
+ * one certificate authority with a server and a client certificate it signed, made once for the class (eight runs of
+ * keytool instead of five or eight in each test) and only read by the tests.
+ */
 class TlsTest {
+    @TempDir
+    static Path certificates;
+    /** The authority's certificate. */
+    static Path ca;
+    /** {certificate, key} for 127.0.0.1, signed by the authority. */
+    static Path[] serverPair;
+    /** {certificate, key} of a client, CN warden-client, signed by the authority. */
+    static Path[] clientPair;
+
+    @BeforeAll
+    static void makeCertificates() {
+        ca = Certificates.authority(certificates);
+        serverPair = Certificates.signed(certificates, "server", "127.0.0.1");
+        clientPair = Certificates.signed(certificates, "client", "warden-client");
+    }
 
     @Test
     void rediSsUriLocksOverTlsAndAnUntrustedCertificateFailsLoudly(@TempDir Path dir) throws Exception {
@@ -39,16 +59,12 @@ class TlsTest {
     }
 
     @Test
-    void aCertificateAuthorityFileAndAClientCertificateGiveMutualTlsWithVerificationOn(@TempDir Path dir)
-            throws Exception {
-        Path ca = Certificates.authority(dir);
-        Path[] server = Certificates.signed(dir, "server", "127.0.0.1");
-        Path[] client = Certificates.signed(dir, "client", "warden-client");
-        try (RedisServer redis = RedisServer.builder().tls(server[0], server[1])
+    void aCertificateAuthorityFileAndAClientCertificateGiveMutualTlsWithVerificationOn() throws Exception {
+        try (RedisServer redis = RedisServer.builder().tls(serverPair[0], serverPair[1])
                 .args("--tls-ca-cert-file", ca.toString(), "--tls-auth-clients", "yes").start()) {
             // Verification is on (no verifyPeer=NONE): the server's certificate chains to the given authority.
             try (LockClient locks = LockClient.create(LockConfig.builder().redisUri(redis.uri())
-                    .tlsTrustedCertificates(ca).tlsClientCertificate(client[0], client[1]).build())) {
+                    .tlsTrustedCertificates(ca).tlsClientCertificate(clientPair[0], clientPair[1]).build())) {
                 Lease lease = locks.lock("mtls").tryAcquire().orElseThrow();
                 assertThat(lease.fencingToken()).isPositive();
                 assertThat(locks.semaphore("mtls", 2).tryAcquire(1)).isPresent();
@@ -60,7 +76,7 @@ class TlsTest {
                     .isInstanceOf(LockException.class);
             // A client certificate, but the JVM's trust store: the server's certificate is not trusted.
             assertThatThrownBy(() -> LockClient.create(LockConfig.builder().redisUri(redis.uri())
-                    .commandTimeout(Duration.ofSeconds(2)).tlsClientCertificate(client[0], client[1]).build()))
+                    .commandTimeout(Duration.ofSeconds(2)).tlsClientCertificate(clientPair[0], clientPair[1]).build()))
                     .isInstanceOf(LockConnectionException.class);
         }
     }
@@ -77,10 +93,8 @@ class TlsTest {
     }
 
     @Test
-    void anAclUserLocksOverTlsWithTheRuleOfDocsAcl(@TempDir Path dir) throws Exception {
-        Path ca = Certificates.authority(dir);
-        Path[] server = Certificates.signed(dir, "server", "127.0.0.1");
-        try (RedisServer redis = RedisServer.builder().tls(server[0], server[1], ca).start()) {
+    void anAclUserLocksOverTlsWithTheRuleOfDocsAcl() throws Exception {
+        try (RedisServer redis = RedisServer.builder().tls(serverPair[0], serverPair[1], ca).start()) {
             List<String> command = new ArrayList<>(List.of("ACL", "SETUSER", "warden", "reset"));
             command.addAll(AclTest.rule());
             redis.call(command.toArray(String[]::new));
@@ -106,17 +120,16 @@ class TlsTest {
     }
 
     @Test
-    void aTlsSentinelAndItsTlsMasterAreVerifiedWithTheTrustedAuthority(@TempDir Path dir) throws Exception {
-        Path ca = Certificates.authority(dir);
-        Path[] certificate = Certificates.signed(dir, "server", "127.0.0.1");
+    void aTlsSentinelAndItsTlsMasterAreVerifiedWithTheTrustedAuthority() throws Exception {
         List<AutoCloseable> resources = new ArrayList<>();
         try {
-            RedisServer master = keep(resources, RedisServer.builder().tls(certificate[0], certificate[1], ca)
-                    .start());
-            RedisServer replica = keep(resources, RedisServer.builder().tls(certificate[0], certificate[1], ca)
+            // Redis 7.0 waits 5 s by default before a replica's first (diskless) sync.
+            RedisServer master = keep(resources, RedisServer.builder().tls(serverPair[0], serverPair[1], ca)
+                    .args("--repl-diskless-sync-delay", "0").start());
+            RedisServer replica = keep(resources, RedisServer.builder().tls(serverPair[0], serverPair[1], ca)
                     .args("--replicaof", master.host(), Integer.toString(master.port())).start());
             replica.awaitReplicaSync(Duration.ofSeconds(20));
-            RedisServer sentinel = keep(resources, RedisServer.builder().tls(certificate[0], certificate[1], ca)
+            RedisServer sentinel = keep(resources, RedisServer.builder().tls(serverPair[0], serverPair[1], ca)
                     .sentinel("tlsmaster", master.port(), 1, Duration.ofSeconds(60)).start());
             sentinel.awaitSentinelReady(1, 0, Duration.ofSeconds(20));
             assertThat(sentinel.uri()).startsWith("rediss://");
@@ -137,10 +150,8 @@ class TlsTest {
     }
 
     @Test
-    void aClusterOverTlsLocksWaitsAndHandsOver(@TempDir Path dir) throws Exception {
-        Path ca = Certificates.authority(dir);
-        Path[] certificate = Certificates.signed(dir, "server", "127.0.0.1");
-        try (RedisCluster cluster = RedisCluster.start(3, node -> node.tls(certificate[0], certificate[1], ca))) {
+    void aClusterOverTlsLocksWaitsAndHandsOver() throws Exception {
+        try (RedisCluster cluster = RedisCluster.start(3, node -> node.tls(serverPair[0], serverPair[1], ca))) {
             assertThat(cluster.seedUri()).startsWith("rediss://");
             try (LockClient first = LockClient.create(LockConfig.builder().cluster(cluster.seedUri())
                     .tlsTrustedCertificates(ca).build());
@@ -154,14 +165,12 @@ class TlsTest {
     }
 
     @Test
-    void aQuorumOfTlsServersLocksWaitsAndHandsOver(@TempDir Path dir) throws Exception {
-        Path ca = Certificates.authority(dir);
-        Path[] certificate = Certificates.signed(dir, "server", "127.0.0.1");
+    void aQuorumOfTlsServersLocksWaitsAndHandsOver() throws Exception {
         List<AutoCloseable> resources = new ArrayList<>();
         try {
             List<RedisServer> servers = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                servers.add(keep(resources, RedisServer.builder().tls(certificate[0], certificate[1], ca).start()));
+                servers.add(keep(resources, RedisServer.builder().tls(serverPair[0], serverPair[1], ca).start()));
             }
             String[] uris = servers.stream().map(RedisServer::uri).toArray(String[]::new);
             LockClient first = keep(resources, LockClient.create(LockConfig.builder().quorum(uris)
@@ -192,17 +201,12 @@ class TlsTest {
                         throw new IllegalStateException(e);
                     }
                 });
-        long bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (second.lock(name).inspect().waiters() == 0 && System.nanoTime() - bound < 0) {
-            Thread.sleep(5);
-        }
+        Await.await(() -> second.lock(name).inspect().waiters() > 0, Duration.ofSeconds(10),
+                "a waiter of lock " + name);
         assertThat(waiter).isNotDone();
         // The waiter listens for the release over its client's TLS pub/sub connection.
-        bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (channels(servers, name).isEmpty() && System.nanoTime() - bound < 0) {
-            Thread.sleep(5);
-        }
-        assertThat(channels(servers, name)).as("channels of lock " + name).isNotEmpty();
+        Await.await(() -> !channels(servers, name).isEmpty(), Duration.ofSeconds(10),
+                "channels of lock " + name);
         long releasedAt = System.nanoTime();
         assertThat(held.release()).isTrue();
         Lease next = waiter.get(10, TimeUnit.SECONDS).orElseThrow();

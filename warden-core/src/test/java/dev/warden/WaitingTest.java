@@ -21,7 +21,7 @@ class WaitingTest extends RedisTestSupport {
         String name = uniqueName();
         Lease holder = client().lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
         CompletableFuture<Optional<Lease>> waiter = client().lock(name).tryAcquireAsync(Duration.ofSeconds(20));
-        Thread.sleep(300);
+        awaitWaiting(name, 1);
         assertThat(waiter).isNotDone();
         long t0 = System.nanoTime();
         holder.release();
@@ -75,7 +75,7 @@ class WaitingTest extends RedisTestSupport {
         assertThat(calls("publish")).isZero();
         Lease holder = lock.tryAcquire().orElseThrow();
         CompletableFuture<Lease> waiter = client().lock(lock.name()).acquireAsync(Duration.ofSeconds(10));
-        Thread.sleep(200);
+        awaitWaiting(lock.name(), 1);
         holder.release();
         waiter.get(10, TimeUnit.SECONDS).release();
         long published = calls("publish");
@@ -96,12 +96,11 @@ class WaitingTest extends RedisTestSupport {
         for (int i = 0; i < 3; i++) {
             queued.add(waiters.lock(name).acquireAsync(Duration.ofSeconds(20)));
         }
-        String queue = "test:{" + name + "}:q";
-        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", queue) == 3)).isTrue();
-        Thread.sleep(200);
+        awaitQueuedInOneClient(name, 3);
         long before = scriptCalls();
         queued.add(waiters.lock(name).acquireAsync(Duration.ofSeconds(20)));
-        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", queue) == 4)).isTrue();
+        awaitQueuedInOneClient(name, 4);
+        // The test's intent: a window in which a second try, which must not come, would be seen.
         Thread.sleep(200);
         // One try; no second one after joining the subscription that was live all along.
         assertThat(scriptCalls() - before).isEqualTo(1);
@@ -233,6 +232,7 @@ class WaitingTest extends RedisTestSupport {
         for (int i = 0; i < 30; i++) {
             Lease holder = lock.tryAcquire(Duration.ofSeconds(5)).orElseThrow();
             CompletableFuture<Lease> waiter = client.lock(name).acquireAsync(Duration.ofSeconds(20));
+            // The test's intent: the cancel races the handoff, with the waiter somewhere on its way to waiting.
             Thread.sleep(15);
             Thread canceller = new Thread(() -> waiter.cancel(true));
             canceller.start();
@@ -276,25 +276,26 @@ class WaitingTest extends RedisTestSupport {
                 waits.add(waiters.lock(name).tryAcquireAsync(Duration.ofSeconds(20)));
             }
         }
-        Thread.sleep(300);
+        for (Lease lease : held) {
+            awaitWaiting(lease.lockName(), 4);
+        }
         String clientList = (String) server.call("CLIENT", "LIST");
         long connections = clientList.lines().filter(line -> line.contains("name=waiters ")).count();
         assertThat(connections).isEqualTo(2);
         for (Lease lease : held) {
             lease.release();
         }
-        int acquired = 0;
-        for (int round = 0; round < 4 && acquired < 20; round++) {
-            for (CompletableFuture<Optional<Lease>> wait : waits) {
-                if (wait.isDone() && wait.get().isPresent() && wait.get().get().isHeld()) {
-                    wait.get().get().release();
-                    acquired++;
+        // Each waiter gets its lock in turn, as the one before it releases.
+        List<CompletableFuture<Optional<Lease>>> left = new ArrayList<>(waits);
+        while (!left.isEmpty()) {
+            CompletableFuture.anyOf(left.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
+            for (CompletableFuture<Optional<Lease>> wait : List.copyOf(left)) {
+                if (wait.isDone()) {
+                    assertThat(wait.get()).isPresent();
+                    assertThat(wait.get().get().release()).isTrue();
+                    left.remove(wait);
                 }
             }
-            Thread.sleep(300);
-        }
-        for (CompletableFuture<Optional<Lease>> wait : waits) {
-            assertThat(wait.get(10, TimeUnit.SECONDS)).isPresent();
         }
     }
 
@@ -305,13 +306,15 @@ class WaitingTest extends RedisTestSupport {
         DistributedLock waiting = client().lock(name);
         Lease holder = holders.lock(name).tryAcquire().orElseThrow();
         CompletableFuture<Lease> first = waiting.acquireAsync(Duration.ofSeconds(10));
-        Thread.sleep(200);
+        awaitWaiting(name, 1);
         holder.release();
         first.get(10, TimeUnit.SECONDS).release();
         // The channel is still subscribed: a new wait just tries once and waits for the release.
         holder = holders.lock(name).tryAcquire().orElseThrow();
         server.call("CONFIG", "RESETSTAT");
         CompletableFuture<Lease> second = waiting.acquireAsync(Duration.ofSeconds(10));
+        awaitWaiting(name, 1);
+        // The test's intent: a window in which a second try or a subscription, which must not come, would be seen.
         Thread.sleep(200);
         assertThat(second).isNotDone();
         assertThat(calls("subscribe")).isZero();
@@ -338,12 +341,13 @@ class WaitingTest extends RedisTestSupport {
             }
         });
         waiter.start();
-        Thread.sleep(300);
+        awaitWaiting(name, 1);
         waiter.interrupt();
         waiter.join(5_000);
         assertThat(waiter.isAlive()).isFalse();
         assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
         holder.release();
+        // The test's intent: a window in which the interrupted waiter, were it still about, would take the lock.
         Thread.sleep(300);
         assertThat(lock.isLocked()).isFalse();
     }
@@ -364,6 +368,7 @@ class WaitingTest extends RedisTestSupport {
                 }
             });
             waiter.start();
+            // The test's intent: the interrupt races the grant, 0-2 ms after a release 20 ms into the wait.
             Thread.sleep(20);
             holder.release();
             Thread.sleep(i % 3);
@@ -391,7 +396,8 @@ class WaitingTest extends RedisTestSupport {
         for (Lease lease : held) {
             futures.add(waiters.lock(lease.lockName()).acquireAsync(Duration.ofSeconds(30)));
         }
-        Thread.sleep(500);
+        await(() -> held.stream().allMatch(lease -> queued(lease.lockName()) == 1), Duration.ofSeconds(10),
+                "200 waiters queued");
         assertThat(Thread.activeCount() - threadsBefore).isLessThan(10);
         assertThat(futures).allMatch(f -> !f.isDone());
         for (Lease lease : held) {
@@ -420,9 +426,10 @@ class WaitingTest extends RedisTestSupport {
         Lease holder = client().lock(name).tryAcquire().orElseThrow();
         DistributedLock lock = client().lock(name);
         CompletableFuture<Lease> future = lock.acquireAsync(Duration.ofSeconds(30));
-        Thread.sleep(200);
+        awaitWaiting(name, 1);
         assertThat(future.cancel(true)).isTrue();
         holder.release();
+        // The test's intent: a window in which the cancelled waiter, were it still about, would take the lock.
         Thread.sleep(500);
         assertThat(lock.isLocked()).isFalse();
         assertThat(lock.inspect().held()).isFalse();
@@ -437,7 +444,7 @@ class WaitingTest extends RedisTestSupport {
         for (int i = 0; i < 8; i++) {
             futures.add(client.lock(name).acquireAsync(Duration.ofSeconds(20)));
         }
-        Thread.sleep(300);
+        awaitQueuedInOneClient(name, 8);
         long before = scriptCalls();
         first.release();
         List<CompletableFuture<Lease>> remaining = new ArrayList<>(futures);

@@ -27,6 +27,7 @@ class WatchdogTest extends RedisTestSupport {
             assertThat(rival.tryAcquire()).isEmpty();
             assertThat(lease.isHeld()).isTrue();
             tries++;
+            // The test's intent: a rival tries every 100 ms for the 5 s of the job.
             Thread.sleep(100);
         }
         assertThat(tries).isGreaterThan(10);
@@ -68,6 +69,7 @@ class WatchdogTest extends RedisTestSupport {
         assertThat(lease.release()).isFalse();
         assertThat(usurper.isHeld()).isTrue();
         assertThat(client().lock(name).isLocked()).isTrue();
+        // The test's intent: a window in which a second report of the loss, which must not come, would be seen.
         Thread.sleep(300);
         assertThat(calls).hasValue(1);
         // Registered after the loss: runs at once, on the calling thread.
@@ -96,6 +98,7 @@ class WatchdogTest extends RedisTestSupport {
                     while (System.nanoTime() - end < 0) {
                         Lease lease = lock.acquire();
                         lease.onLost(lost::incrementAndGet);
+                        // The test's intent: holding the lease about until its renewal falls due.
                         Thread.sleep(hold);
                         if (!lease.release()) {
                             notReleased.incrementAndGet();
@@ -147,6 +150,7 @@ class WatchdogTest extends RedisTestSupport {
             leases.add(client.lock(uniqueName()).tryAcquire().orElseThrow());
         }
         long scriptsBefore = scriptCalls();
+        // The test's intent: the renewals of 2 s are counted.
         Thread.sleep(2_000);
         long renewCalls = scriptCalls() - scriptsBefore;
         // Unbatched, 300 leases renewed every 300 ms for 2 s would take about 2,000 calls.
@@ -164,6 +168,7 @@ class WatchdogTest extends RedisTestSupport {
         Lease lease = client(b -> b.defaultLease(Duration.ofMillis(300))).lock(name).tryAcquire().orElseThrow();
         assertThat(lease.release()).isTrue();
         long before = scriptCalls();
+        // The test's intent: a window of two renewal periods in which a renewal, which must not come, would be seen.
         Thread.sleep(700);
         assertThat(scriptCalls() - before).isZero();
         assertThat(client().lock(name).isLocked()).isFalse();

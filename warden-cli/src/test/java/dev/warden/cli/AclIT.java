@@ -54,13 +54,7 @@ class AclIT {
 
     /** Waits, bounded, for what the server shows (read as the default user, who may read anything). */
     private static boolean eventually(BooleanSupplier condition) throws InterruptedException {
-        for (int i = 0; i < 500; i++) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            Thread.sleep(20);
-        }
-        return false;
+        return Await.eventually(java.time.Duration.ofSeconds(10), condition);
     }
 
     private static long token(Cli.Result result) {

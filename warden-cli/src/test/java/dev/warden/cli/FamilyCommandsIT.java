@@ -19,7 +19,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code warden run --read/--write/--permits} and {@code warden inspect} of the family, as real processes. */
+/**
+ * {@code warden run --read/--write/--permits} as real processes, and {@code inspect}, {@code release --force},
+ * {@code resize} and the checks of {@code run}'s options from the command line run in this JVM
+ * ({@link Cli#inProcess}), of the family.
+ */
 class FamilyCommandsIT {
     private static final AtomicInteger NAMES = new AtomicInteger();
     private static RedisServer server;
@@ -98,7 +102,7 @@ class FamilyCommandsIT {
     void aSemaphoreIsResizedWhileItsPermitsAreHeld() throws Exception {
         String name = name();
         Lease two = client.semaphore(name, 3).tryAcquire(2).orElseThrow();
-        Cli.Result lowered = Cli.run("resize", name, "1", "--redis", server.uri());
+        Cli.Result lowered = Cli.inProcess("resize", name, "1", "--redis", server.uri());
         assertThat(lowered.exit()).as("%s", lowered).isZero();
         assertThat(lowered.out()).contains("resized semaphore '" + name + "' from 3 to 1 permits (1 holder, above "
                 + "the new number");
@@ -109,20 +113,20 @@ class FamilyCommandsIT {
         assertThat(oldNumber.err()).contains("has 1 permit, not 3")
                 .doesNotContain("Redis answered with an error");
         two.release();
-        Cli.Result raised = Cli.run("resize", name, "5", "--redis", server.uri());
+        Cli.Result raised = Cli.inProcess("resize", name, "5", "--redis", server.uri());
         assertThat(raised.exit()).as("%s", raised).isZero();
         assertThat(client.semaphore(name, 5).available()).isEqualTo(5);
-        Cli.Result zero = Cli.run("resize", name, "0", "--redis", server.uri());
+        Cli.Result zero = Cli.inProcess("resize", name, "0", "--redis", server.uri());
         assertThat(zero.exit()).as("%s", zero).isEqualTo(ExitCodes.USAGE);
         assertThat(zero.err()).contains("PERMITS must be at least 1: 0");
     }
 
     @Test
     void contradictoryOptionsAreRefusedBeforeAnythingRuns() throws Exception {
-        Cli.Result both = Cli.run("run", name(), "--read", "--write", "--redis", server.uri(), "--", "true");
+        Cli.Result both = Cli.inProcess("run", name(), "--read", "--write", "--redis", server.uri(), "--", "true");
         assertThat(both.exit()).isEqualTo(ExitCodes.USAGE);
         assertThat(both.err()).contains("exclude each other");
-        Cli.Result noLimit = Cli.run("run", name(), "--permits", "2", "--redis", server.uri(), "--", "true");
+        Cli.Result noLimit = Cli.inProcess("run", name(), "--permits", "2", "--redis", server.uri(), "--", "true");
         assertThat(noLimit.exit()).isEqualTo(ExitCodes.USAGE);
         assertThat(noLimit.err()).contains("--permits needs --of");
     }
@@ -133,7 +137,7 @@ class FamilyCommandsIT {
         Lease r1 = client.readWriteLock(name).readLock().tryAcquire().orElseThrow();
         Lease r2 = client.readWriteLock(name).readLock().tryAcquire().orElseThrow();
         Lease permit = client.semaphore(name, 4).tryAcquire(3).orElseThrow();
-        Cli.Result result = Cli.run("inspect", name, "--redis", server.uri());
+        Cli.Result result = Cli.inProcess("inspect", name, "--redis", server.uri());
         assertThat(result.exit()).as("%s", result).isZero();
         assertThat(result.out()).contains("read-write:    read-locked by 2 readers")
                 .contains("semaphore:     1 of 4 permits free, 1 holder\n")
@@ -154,7 +158,7 @@ class FamilyCommandsIT {
         String name = name();
         Lease r1 = client.readWriteLock(name).readLock().tryAcquire().orElseThrow();
         Lease permits = client.semaphore(name, 4).tryAcquire(2).orElseThrow();
-        Cli.Result result = Cli.run("release", name, "--redis", server.uri(), "--force");
+        Cli.Result result = Cli.inProcess("release", name, "--redis", server.uri(), "--force");
         assertThat(result.exit()).as("%s", result).isZero();
         assertThat(result.out()).contains("released read-write lock '" + name + "': removed its readers and writer")
                 .contains("released semaphore '" + name + "': removed its holder")
@@ -164,9 +168,10 @@ class FamilyCommandsIT {
         assertThat(client.semaphore(name, 4).available()).isEqualTo(4);
         String writeName = name();
         Lease writer = client.readWriteLock(writeName).writeLock().tryAcquire().orElseThrow();
-        assertThat(Cli.run("release", writeName, "--redis", server.uri(), "--force").out())
+        assertThat(Cli.inProcess("release", writeName, "--redis", server.uri(), "--force").out())
                 .contains("(highest fencing token " + writer.fencingToken() + ")");
         assertThat(writer.release()).isFalse();
-        assertThat(Cli.run("release", name(), "--redis", server.uri(), "--force").out()).contains("nothing removed");
+        assertThat(Cli.inProcess("release", name(), "--redis", server.uri(), "--force").out())
+                .contains("nothing removed");
     }
 }

@@ -1,5 +1,6 @@
 package dev.warden.cli;
 
+import static dev.warden.cli.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.warden.DistributedLock;
@@ -14,7 +15,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -23,7 +23,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code warden run}, inspect and release, as real processes against a real server. */
+/**
+ * {@code warden run}, inspect and release against a real server: {@code run} as real processes; the output of inspect
+ * and release, and the checks of bad input, from the command line run in this JVM ({@link Cli#inProcess}), but for
+ * one of each that runs the jar's process (the URI from WARDEN_REDIS, a server that cannot be reached).
+ */
 class RunCommandIT {
     private static final AtomicInteger NAMES = new AtomicInteger();
     private static RedisServer server;
@@ -105,10 +109,7 @@ class RunCommandIT {
                 runs.add(Cli.start(Map.of(), "run", name, "--redis", server.uri(), "--wait", "60s", "--fair", "--",
                         "sh", "-c", "echo " + id + " >> " + order));
                 int queued = runs.size();
-                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (lock.inspect().waiters() < queued && System.nanoTime() - end < 0) {
-                    Thread.sleep(20);
-                }
+                await(() -> lock.inspect().waiters() >= queued, Duration.ofSeconds(30), queued + " runs waiting");
                 assertThat(lock.inspect().waiters()).isEqualTo(queued);
             }
             holder.release();
@@ -138,8 +139,8 @@ class RunCommandIT {
         String name = name();
         Cli.Running run = Cli.start(Map.of(), "run", name, "--redis", server.uri(), "--lease", "1s", "--grace", "2s",
                 "--", "sleep", "60");
-        assertThat(awaitHeld(name)).isTrue();
-        assertThat(awaitChild(run.process, "sleep")).isTrue();
+        awaitHeld(name);
+        awaitChild(run.process, "sleep");
         client.lock(name).forceRelease();
         Lease usurper = client.lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(60)).orElseThrow();
         long t0 = System.nanoTime();
@@ -157,8 +158,8 @@ class RunCommandIT {
         String name = name();
         Cli.Running run = Cli.start(Map.of(), "run", name, "--redis", server.uri(), "--lease", "1s", "--grace", "1s",
                 "--", "sh", "-c", "trap '' TERM; while :; do sleep 0.1; done");
-        assertThat(awaitHeld(name)).isTrue();
-        assertThat(awaitChild(run.process, "sh")).isTrue();
+        awaitHeld(name);
+        awaitChild(run.process, "sh");
         client.lock(name).forceRelease();
         client.lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(60)).orElseThrow();
         Cli.Result result = Cli.finish(run);
@@ -171,8 +172,8 @@ class RunCommandIT {
         String name = name();
         Cli.Running run = Cli.start(Map.of(), "run", name, "--redis", server.uri(), "--",
                 "sh", "-c", "trap 'echo got-term; exit 3' TERM; while :; do sleep 0.1; done");
-        assertThat(awaitHeld(name)).isTrue();
-        assertThat(awaitChild(run.process, "sh")).isTrue();
+        awaitHeld(name);
+        awaitChild(run.process, "sh");
         run.process.destroy();
         Cli.Result result = Cli.finish(run);
         assertThat(result.exit()).as("%s", result).isEqualTo(3);
@@ -191,15 +192,16 @@ class RunCommandIT {
 
     @Test
     void badInputIsOneLineWithoutAStackTrace() throws Exception {
-        Cli.Result missing = Cli.run("run", name(), "--redis", server.uri());
+        Cli.Result missing = Cli.inProcess("run", name(), "--redis", server.uri());
         assertThat(missing.exit()).as("%s", missing).isEqualTo(64);
         assertThat(missing.err()).contains("CMD").doesNotContain("\tat ");
-        Cli.Result duration = Cli.run("run", name(), "--redis", server.uri(), "--wait", "10x", "--", "true");
+        Cli.Result duration = Cli.inProcess("run", name(), "--redis", server.uri(), "--wait", "10x", "--", "true");
         assertThat(duration.exit()).as("%s", duration).isEqualTo(64);
         assertThat(duration.err()).contains("10x").doesNotContain("\tat ");
-        Cli.Result uri = Cli.run("inspect", "x", "--redis", "http://u:secret@host");
+        Cli.Result uri = Cli.inProcess("inspect", "x", "--redis", "http://u:secret@host");
         assertThat(uri.exit()).as("%s", uri).isEqualTo(64);
         assertThat(uri.err()).hasLineCount(1).contains("redisUri").doesNotContain("secret");
+        // A process: a connection's first failure in a new JVM prints that one line and nothing else.
         Cli.Result down = Cli.run("inspect", "x", "--redis", "redis://u:secret@127.0.0.1:1", "--timeout", "1s");
         assertThat(down.exit()).as("%s", down).isEqualTo(69);
         assertThat(down.err()).hasLineCount(1).contains("127.0.0.1:1").doesNotContain("secret");
@@ -217,21 +219,22 @@ class RunCommandIT {
         assertThat(inspect.out()).contains("state:         held").contains("last fence:    -")
                 .contains("waiters:       0");
         long fence = held.fencingToken();
-        assertThat(Cli.run("inspect", name, "--redis", server.uri()).out()).contains("last fence:    " + fence);
-        Cli.Result refused = Cli.run("release", name, "--redis", server.uri());
+        assertThat(Cli.inProcess("inspect", name, "--redis", server.uri()).out()).contains("last fence:    " + fence);
+        Cli.Result refused = Cli.inProcess("release", name, "--redis", server.uri());
         assertThat(refused.exit()).isEqualTo(64);
         assertThat(refused.err()).contains("--force");
         assertThat(held.isHeld()).isTrue();
-        Cli.Result forced = Cli.run("release", name, "--redis", server.uri(), "--force");
+        Cli.Result forced = Cli.inProcess("release", name, "--redis", server.uri(), "--force");
         assertThat(forced.exit()).as("%s", forced).isZero();
         assertThat(forced.out()).contains("fencing token " + fence);
-        assertThat(Cli.run("inspect", name, "--redis", server.uri()).out()).contains("state:         free");
-        assertThat(Cli.run("release", name, "--redis", server.uri(), "--force").out()).contains("was not held");
+        assertThat(Cli.inProcess("inspect", name, "--redis", server.uri()).out()).contains("state:         free");
+        assertThat(Cli.inProcess("release", name, "--redis", server.uri(), "--force").out())
+                .contains("was not held");
         assertThat(held.release()).isFalse();
         String unfenced = name();
         Lease other = client.lock(unfenced).tryAcquire().orElseThrow();
         // A holder that never asked for a token is named by the one it would have had, issued by the release.
-        assertThat(Cli.run("release", unfenced, "--redis", server.uri(), "--force").out())
+        assertThat(Cli.inProcess("release", unfenced, "--redis", server.uri(), "--force").out())
                 .containsPattern("removed the holder with fencing token [1-9][0-9]*");
         assertThat(other.release()).isFalse();
     }
@@ -241,10 +244,7 @@ class RunCommandIT {
         String name = name();
         Lease held = client.lock(name).tryAcquire().orElseThrow();
         Cli.Running run = Cli.start(Map.of(), "run", name, "--redis", server.uri(), "--wait", "60s", "--", "true");
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (client.lock(name).inspect().waiters() == 0 && System.nanoTime() - end < 0) {
-            Thread.sleep(20);
-        }
+        await(() -> client.lock(name).inspect().waiters() > 0, Duration.ofSeconds(30), "the run waiting");
         run.process.destroy();
         Cli.Result result = Cli.finish(run);
         assertThat(result.exit()).as("%s", result).isEqualTo(143);
@@ -254,25 +254,12 @@ class RunCommandIT {
     }
 
     /** Waits until the command (its executable's name ends with {@code command}) runs under the lock. */
-    private static boolean awaitChild(Process warden, String command) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() - end < 0) {
-            if (warden.descendants().anyMatch(p -> p.info().command().orElse("").endsWith(command))) {
-                return true;
-            }
-            Thread.sleep(20);
-        }
-        return false;
+    private static void awaitChild(Process warden, String command) throws InterruptedException {
+        await(() -> warden.descendants().anyMatch(p -> p.info().command().orElse("").endsWith(command)),
+                Duration.ofSeconds(30), "'" + command + "' started by warden");
     }
 
-    private boolean awaitHeld(String name) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() - end < 0) {
-            if (client.lock(name).isLocked()) {
-                return true;
-            }
-            Thread.sleep(20);
-        }
-        return false;
+    private void awaitHeld(String name) throws InterruptedException {
+        await(() -> client.lock(name).isLocked(), Duration.ofSeconds(30), "lock " + name + " held");
     }
 }

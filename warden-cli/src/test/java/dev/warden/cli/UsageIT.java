@@ -1,11 +1,13 @@
 package dev.warden.cli;
 
+import static dev.warden.cli.Await.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.warden.redisserver.RedisServer;
 import dev.warden.redisserver.RedisServerExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The command line's own checks of its flags, against a real server that they must leave untouched: each bad value
- * is named with its flag, as given, before anything connects; and a usage error points at the command's help.
+ * is named with its flag, as given, before anything connects; and a usage error points at the command's help. The
+ * checks run the command line in this JVM ({@link Cli#inProcess}); a lease of the cap runs the jar's process.
  */
 @Timeout(180)
 class UsageIT {
@@ -40,7 +43,7 @@ class UsageIT {
         if (args.get(0).equals("run") || args.get(0).equals("lead")) {
             all.addAll(List.of("--", "true"));
         }
-        return Cli.run(all.toArray(String[]::new));
+        return Cli.inProcess(all.toArray(String[]::new));
     }
 
     @Test
@@ -91,14 +94,9 @@ class UsageIT {
         // Holds the lock until the gate file appears (at most 20 s).
         Cli.Running run = Cli.start(Map.of(), "run", "capped", "--redis", server.uri(), "--lease", "24h", "--",
                 "sh", "-c", "i=0; while [ ! -e " + gate + " ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done");
-        long ttl = -2;
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (ttl < 0 && System.nanoTime() - end < 0) {
-            ttl = (Long) server.call("PTTL", "warden:{capped}");
-            if (ttl < 0) {
-                Thread.sleep(20);
-            }
-        }
+        await(() -> (Long) server.call("PTTL", "warden:{capped}") >= 0, Duration.ofSeconds(30),
+                "lock 'capped' held with a TTL");
+        long ttl = (Long) server.call("PTTL", "warden:{capped}");
         assertThat(ttl).isBetween(TimeUnit.HOURS.toMillis(24) - 60_000, TimeUnit.HOURS.toMillis(24));
         Files.createFile(gate);
         Cli.Result result = Cli.finish(run);
@@ -107,10 +105,10 @@ class UsageIT {
 
     @Test
     void aUsageErrorPointsAtTheHelpOfItsOwnCommand() throws Exception {
-        Cli.Result bare = Cli.run();
+        Cli.Result bare = Cli.inProcess();
         assertThat(bare.exit()).as("%s", bare).isEqualTo(ExitCodes.USAGE);
         assertThat(bare.err()).as("%s", bare).endsWith("\nTry 'warden --help'.\n");
-        Cli.Result unknown = Cli.run("inspect", "job", "--no-such-option");
+        Cli.Result unknown = Cli.inProcess("inspect", "job", "--no-such-option");
         assertThat(unknown.exit()).as("%s", unknown).isEqualTo(ExitCodes.USAGE);
         assertThat(unknown.err()).as("%s", unknown).endsWith("\nTry 'warden inspect --help'.\n");
     }

@@ -1,5 +1,6 @@
 package dev.warden.topology;
 
+import dev.warden.Await;
 import dev.warden.redisserver.RedisServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -79,15 +80,8 @@ final class AclUser {
         return 0;
     }
 
-    /** Whether {@code condition} holds within {@code bound}, looked at every 10 ms. */
+    /** Whether {@code condition} holds within {@code bound} ({@link dev.warden.Await#eventually}). */
     static boolean eventually(Duration bound, BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + bound.toNanos();
-        while (System.nanoTime() - end < 0) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            Thread.sleep(10);
-        }
-        return condition.getAsBoolean();
+        return dev.warden.Await.eventually(bound, condition);
     }
 }

@@ -2,6 +2,8 @@ package dev.warden.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.warden.Await;
+import dev.warden.DistributedLock;
 import dev.warden.Lease;
 import dev.warden.LockClient;
 import dev.warden.LockConfig;
@@ -69,7 +71,9 @@ class ClusterAclTest {
                     long fence = lease.fencingToken();
                     CompletableFuture<Optional<Lease>> waiter = b.lock("job-" + i)
                             .tryAcquireAsync(Duration.ofSeconds(20));
-                    Thread.sleep(100);
+                    DistributedLock observed = a.lock("job-" + i);
+                    Await.await(() -> observed.inspect().waiters() == 1, Duration.ofSeconds(5),
+                            "a waiter of " + observed.name());
                     assertThat(lease.release()).isTrue();
                     Lease next = waiter.get(10, TimeUnit.SECONDS).orElseThrow();
                     assertThat(next.fencingToken()).isGreaterThan(fence);
@@ -78,7 +82,8 @@ class ClusterAclTest {
                 Lease permit = a.semaphore("exports", 1).acquire(1);
                 CompletableFuture<Optional<Lease>> waiter = b.semaphore("exports", 1)
                         .tryAcquireAsync(1, Duration.ofSeconds(20));
-                Thread.sleep(100);
+                Await.await(() -> a.semaphore("exports", 1).inspect().waiters() == 1, Duration.ofSeconds(5),
+                        "a waiter of semaphore exports");
                 assertThat(permit.release()).isTrue();
                 assertThat(waiter.get(10, TimeUnit.SECONDS).orElseThrow().release()).isTrue();
                 Lease held = a.lock("held").acquire();

@@ -3,6 +3,7 @@ package dev.warden.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.warden.Await;
 import dev.warden.DistributedLock;
 import dev.warden.Lease;
 import dev.warden.LockClient;
@@ -90,7 +91,10 @@ class ClusterTest {
             held.add(a.lock("wake-" + i).tryAcquire().orElseThrow());
             waiting.add(b.lock("wake-" + i).tryAcquireAsync(Duration.ofSeconds(20)));
         }
-        Thread.sleep(300);
+        for (int i = 0; i < 6; i++) {
+            DistributedLock lock = a.lock("wake-" + i);
+            Await.await(() -> lock.inspect().waiters() == 1, Duration.ofSeconds(5), "a waiter of " + lock.name());
+        }
         long t0 = System.nanoTime();
         held.forEach(Lease::release);
         for (CompletableFuture<Optional<Lease>> future : waiting) {
@@ -114,13 +118,13 @@ class ClusterTest {
         }
         for (int i = 0; i < 6; i++) {
             DistributedLock lock = c.lock("fair-" + i);
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (lock.inspect().waiters() < 1 && System.nanoTime() - end < 0) {
-                Thread.sleep(10);
-            }
+            Await.await(() -> lock.inspect().waiters() >= 1, Duration.ofSeconds(5), "a waiter of " + lock.name());
             second.add(lock.acquireAsync(Duration.ofSeconds(20)));
         }
-        Thread.sleep(300);
+        for (int i = 0; i < 6; i++) {
+            DistributedLock lock = c.lock("fair-" + i);
+            Await.await(() -> lock.inspect().waiters() == 2, Duration.ofSeconds(5), "two waiters of " + lock.name());
+        }
         held.forEach(Lease::release);
         List<Lease> taken = new ArrayList<>();
         for (CompletableFuture<Lease> future : first) {
@@ -148,6 +152,7 @@ class ClusterTest {
         for (RedisServer node : cluster.nodes()) {
             assertThat((Long) node.call("DBSIZE")).as("keys on port " + node.port()).isGreaterThan(5L);
         }
+        // The test's intent: held through several renewals.
         Thread.sleep(2_000);
         for (int i = 0; i < 30; i++) {
             assertThat(b.semaphore("sem-" + i, 2).tryAcquire(1)).isEmpty();
@@ -176,7 +181,7 @@ class ClusterTest {
             waiting.add(b.semaphore("grant-" + i, 1).tryAcquireAsync(1, Duration.ofSeconds(20)));
         }
         // Long enough for the first sharded subscription on each node; a grant published before it is found by the
-        // waiter's next try instead.
+        // waiter's next try instead. (The test's intent also: a window in which a grant out of turn would be seen.)
         Thread.sleep(1_500);
         for (CompletableFuture<Optional<Lease>> future : waiting) {
             assertThat(future).isNotDone();
@@ -219,6 +224,7 @@ class ClusterTest {
         for (int i = 0; i < 60; i++) {
             leases.add(a.lock("renew-" + i).tryAcquire().orElseThrow());
         }
+        // The test's intent: held through several renewals of their 600 ms leases.
         Thread.sleep(2_000);
         LockClient b = client(Duration.ofSeconds(30));
         for (Lease lease : leases) {
@@ -240,6 +246,7 @@ class ClusterTest {
         cluster.migrateSlot(slot, from, to);
         assertThat(to.call("EXISTS", "warden:{migrating}")).isEqualTo(1L);
 
+        // The test's intent: renewals after the migration, to the slot's new owner.
         Thread.sleep(2_000);
         assertThat(lease.isHeld()).isTrue();
         assertThat(b.lock("migrating").tryAcquire()).isEmpty();
@@ -255,14 +262,7 @@ class ClusterTest {
 
     /** Whether the condition holds within 5 s. */
     private static boolean eventually(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (System.nanoTime() - end < 0) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            Thread.sleep(10);
-        }
-        return condition.getAsBoolean();
+        return Await.eventually(Duration.ofSeconds(5), condition);
     }
 
     @Test
@@ -386,7 +386,8 @@ class ClusterTest {
             try {
                 // WAIT on another connection than the grant's would count no write of its own and answer at once.
                 CompletableFuture<Optional<Lease>> refused = acked.tryAcquireAsync(Duration.ZERO);
-                Thread.sleep(200);
+                Await.await(() -> String.valueOf(master.call("CLIENT", "LIST")).contains("cmd=wait"),
+                        Duration.ofSeconds(5), "the grant's WAIT blocked on the master");
                 // Meanwhile the WAIT blocks only its own connection: the shared one reaches the same master.
                 long start = System.nanoTime();
                 Lease plain = a.lock(beside).tryAcquire().orElseThrow();

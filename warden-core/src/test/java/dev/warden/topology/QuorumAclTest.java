@@ -128,6 +128,7 @@ class QuorumAclTest {
 
         // The watchdog renews a short lease on the servers past its end.
         Lease renewed = client(settings -> settings.defaultLease(Duration.ofMillis(600))).lock("nightly").acquire();
+        // The test's intent: past the lease's end (600 ms).
         Thread.sleep(1_500);
         assertThat(renewed.isHeld()).isTrue();
         assertThat(b.lock("nightly").inspect().held()).isTrue();
@@ -199,7 +200,8 @@ class QuorumAclTest {
         for (RedisServer server : servers) {
             assertThat(eventually(PROMPTLY, () -> !AclUser.refusals(server).isEmpty())).isTrue();
         }
-        // The waiter's try after its (refused) subscriptions.
+        // The waiter's try after its (refused) subscriptions: not a condition this test can see (the try leaves no
+        // mark of its own on the servers); 300 ms for it.
         Thread.sleep(300);
         assertThat(held.release()).isTrue();
         Lease next = waiting.get(10, TimeUnit.SECONDS).orElseThrow();

@@ -3,6 +3,7 @@ package dev.warden.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.warden.Await;
 import dev.warden.DistributedLock;
 import dev.warden.Lease;
 import dev.warden.LockClient;
@@ -142,6 +143,8 @@ class QuorumTest {
             stalls.add(new Thread(() -> server.call("DEBUG", "SLEEP", "0.8")));
         }
         stalls.forEach(Thread::start);
+        // A head start for DEBUG SLEEP, so that the acquire reaches servers already asleep: a server asleep cannot
+        // be asked whether it is, so this is a guess.
         Thread.sleep(100);
         long start = System.nanoTime();
         Optional<Lease> lease = lock.tryAcquire(Duration.ZERO, Duration.ofMillis(500));
@@ -199,7 +202,8 @@ class QuorumTest {
             });
             acquirer[0].start();
             assertThat(acquirerReadTheClock.await(5, TimeUnit.SECONDS)).isTrue();
-            // The acquire is sent just after its send time is read; give it time to reach the (paused) servers.
+            // The acquire is sent just after its send time is read; give it time to reach the (paused) servers, which
+            // cannot be asked whether it has.
             Thread.sleep(150);
             offset.addAndGet(leaseTime.minus(shortOfTheLease).toNanos());
         } finally {
@@ -211,11 +215,8 @@ class QuorumTest {
         assertThat(result.get()).as("a majority whose grants came back %d ms short of the lease, inside the drift"
                 + " margin (%d ms real time)", shortOfTheLease.toMillis(), realMillis).isEmpty();
         // Every server granted it: the grants are given back on all of them at once, not left for 60 s.
-        long bound = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
-        while (!servers.stream().allMatch(server -> isFreeOrAbsent(server.call("GET", "warden:{drift}")))
-                && System.nanoTime() - bound < 0) {
-            Thread.sleep(5);
-        }
+        Await.eventually(Duration.ofSeconds(3),
+                () -> servers.stream().allMatch(server -> isFreeOrAbsent(server.call("GET", "warden:{drift}"))));
         for (RedisServer server : servers) {
             assertThat(isFreeOrAbsent(server.call("GET", "warden:{drift}"))).as("server %d", server.port()).isTrue();
         }
@@ -375,6 +376,7 @@ class QuorumTest {
         for (int i = 1; i < 3; i++) {
             assertThat((Long) servers.get(i).call("PTTL", "warden:{orders}")).isBetween(19_000L, 20_000L);
         }
+        // The test's intent: past the first lease (400 ms).
         Thread.sleep(600);
         assertThat(lease.isHeld()).isTrue();
         assertThat(lease.releaseAfter(Duration.ofMillis(500))).isTrue();
@@ -396,13 +398,11 @@ class QuorumTest {
         LockClient client = client();
         Lease held = client.lock("held").tryAcquire().orElseThrow();
         // The third server may answer the acquire after the majority did.
-        long bound = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (servers.stream().anyMatch(s -> !String.valueOf(s.call("GET", "warden:{held}")).contains(":"))
-                && System.nanoTime() < bound) {
-            Thread.sleep(10);
-        }
+        Await.await(() -> servers.stream().allMatch(s -> String.valueOf(s.call("GET", "warden:{held}")).contains(":")),
+                Duration.ofSeconds(10), "lock 'held' on every server");
         // One server alone holds a lock, as an acquire that failed to get a majority leaves it: not held.
         servers.get(0).call("SET", "warden:{minority}", ":sometoken", "PX", "60000");
+        // The test's intent: the hold lasts long enough to be shown (at least 40 ms).
         Thread.sleep(50);
 
         List<LockInfo> locks = client.locks("*");
@@ -514,6 +514,7 @@ class QuorumTest {
         }
         // Three renewal periods (a third of the lease each) and a little more.
         long start = System.nanoTime();
+        // The test's intent: the renewals of a second are counted.
         Thread.sleep(1_000);
         double periods = (System.nanoTime() - start) / 300e6;
         for (RedisServer server : servers) {
@@ -558,10 +559,7 @@ class QuorumTest {
                 }
             });
             waiter.start();
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (lock.inspect().waiters() == 0 && System.nanoTime() < end) {
-                Thread.sleep(5);
-            }
+            Await.eventually(Duration.ofSeconds(5), () -> lock.inspect().waiters() > 0);
             held.release();
             waiter.join(TimeUnit.SECONDS.toMillis(10));
             assertThat(acquired.get()).isEqualTo(1);
@@ -570,10 +568,7 @@ class QuorumTest {
     }
 
     private static void awaitThreadsAtMost(int count) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (clientThreads() > count && System.nanoTime() < end) {
-            Thread.sleep(50);
-        }
+        Await.eventually(Duration.ofSeconds(10), () -> clientThreads() <= count);
         assertThat(clientThreads()).as("threads after close").isLessThanOrEqualTo(count);
     }
 

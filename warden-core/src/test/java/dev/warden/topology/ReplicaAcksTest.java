@@ -3,6 +3,7 @@ package dev.warden.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.warden.Await;
 import dev.warden.DistributedLock;
 import dev.warden.DistributedSemaphore;
 import dev.warden.Lease;
@@ -33,7 +34,8 @@ class ReplicaAcksTest {
 
     @BeforeEach
     void startMasterAndReplica() {
-        master = keep(RedisServer.start());
+        // Redis 7.0 waits 5 s by default before a replica's first (diskless) sync.
+        master = keep(RedisServer.builder().args("--repl-diskless-sync-delay", "0").start());
         replica = keep(RedisServer.builder()
                 .args("--replicaof", master.host(), Integer.toString(master.port())).start());
         replica.awaitReplicaSync(Duration.ofSeconds(10));
@@ -169,7 +171,8 @@ class ReplicaAcksTest {
         LockClient waiter = client(master, b -> b.replicaAcks(1, Duration.ofMillis(500)));
         Lease write = holder.readWriteLock("prices").writeLock().tryAcquire().orElseThrow();
         var read = waiter.readWriteLock("prices").readLock().tryAcquireAsync(Duration.ofSeconds(10));
-        Thread.sleep(300);
+        Await.await(() -> holder.readWriteLock("prices").inspect().waiters() == 1, Duration.ofSeconds(5),
+                "a reader waiting for prices");
         write.release();
         Lease granted = read.get(10, TimeUnit.SECONDS).orElseThrow();
         assertThat(granted.acknowledgements()).isEqualTo(1);
@@ -186,11 +189,7 @@ class ReplicaAcksTest {
         } finally {
             replica.resume();
         }
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (semaphore.available() != 2 && System.nanoTime() - end < 0) {
-            Thread.sleep(10);
-        }
-        assertThat(semaphore.available()).isEqualTo(2);
+        Await.await(() -> semaphore.available() == 2, Duration.ofSeconds(5), "both permits available");
         assertThat(semaphore.tryAcquire(2).orElseThrow().acknowledgements()).isEqualTo(1);
     }
 

@@ -104,6 +104,7 @@ class SentinelAclTest {
                     lease = probe.tryAcquire();
                 } catch (LockException e) {
                     failures.add(e);
+                    // A pause between tries while the failover completes: the loop waits for the lock itself.
                     Thread.sleep(50);
                 }
             }
@@ -228,6 +229,7 @@ class SentinelAclTest {
                 if (!e.getMessage().contains("NOGOODSLAVE") || System.nanoTime() - end > 0) {
                     throw e;
                 }
+                // A pause between tries until the sentinel has the replica's INFO.
                 Thread.sleep(200);
             }
         }

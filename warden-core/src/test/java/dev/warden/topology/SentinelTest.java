@@ -41,10 +41,12 @@ class SentinelTest {
 
     @Test
     void clientsFollowAFailoverAndAnAcknowledgedLeaseIsNeverHeldTwice() throws Exception {
-        RedisServer master = keep(RedisServer.start());
+        // Redis 7.0 waits 5 s by default before a replica's first (diskless) sync: on every server, which may
+        // become the master.
+        RedisServer master = keep(RedisServer.builder().args("--repl-diskless-sync-delay", "0").start());
         for (int i = 0; i < 2; i++) {
-            keep(RedisServer.builder().args("--replicaof", master.host(), Integer.toString(master.port())).start())
-                    .awaitReplicaSync(Duration.ofSeconds(10));
+            keep(RedisServer.builder().args("--repl-diskless-sync-delay", "0", "--replicaof", master.host(),
+                    Integer.toString(master.port())).start()).awaitReplicaSync(Duration.ofSeconds(10));
         }
         List<String> sentinels = new ArrayList<>();
         List<RedisServer> sentinelServers = new ArrayList<>();
@@ -81,7 +83,8 @@ class SentinelTest {
             try {
                 otherLease = other.tryAcquire(Duration.ofSeconds(1));
             } catch (LockException e) {
-                // Failing over, or the remaining replica is not attached yet: acknowledgements fail closed.
+                // Failing over, or the remaining replica is not attached yet: acknowledgements fail closed. A pause
+                // between tries: the loop waits for the lock itself.
                 Thread.sleep(100);
             }
         }
@@ -108,9 +111,9 @@ class SentinelTest {
 
     @Test
     void aClientLeftOnADemotedMasterMovesToTheMasterSentinelNamesNow() throws Exception {
-        RedisServer first = keep(RedisServer.start());
-        RedisServer second = keep(RedisServer.builder()
-                .args("--replicaof", first.host(), Integer.toString(first.port())).start());
+        RedisServer first = keep(RedisServer.builder().args("--repl-diskless-sync-delay", "0").start());
+        RedisServer second = keep(RedisServer.builder().args("--repl-diskless-sync-delay", "0",
+                "--replicaof", first.host(), Integer.toString(first.port())).start());
         second.awaitReplicaSync(Duration.ofSeconds(10));
         RedisServer sentinel = keep(RedisServer.builder()
                 .sentinel(MASTER, first.port(), 1, Duration.ofSeconds(60)).start());
@@ -136,6 +139,7 @@ class SentinelTest {
                 lease = lock.tryAcquire();
             } catch (LockException e) {
                 failures.add(e);
+                // A pause between tries: the loop waits for the lock itself.
                 Thread.sleep(20);
             }
         }

@@ -10,13 +10,20 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The checker can fail: the workload that Warden passes catches deliberately broken locks. */
 class CheckerCatchesBrokenLocksTest {
+    /**
+     * The workload's seconds ({@code -Dfaults.broken.seconds}): 4 by default. The broken locks break exclusion many
+     * times a second: 22-26 (plain DEL) and 54-67 (GET then SET) violations of mutual exclusion in 4 s, 31 and 83 in
+     * the 12 s they ran before (2026-11-28, a load average of about 3).
+     */
+    static final int SECONDS = Integer.getInteger("faults.broken.seconds", 4);
+
     @TempDir
     Path dir;
 
     @Test
     void releaseByPlainDelIsCaught() throws Exception {
         FaultRun.Report report = FaultSuiteIT.run(dir, "broken-del", List.of(), "naive-del",
-                Duration.ofMillis(100), 250);
+                Duration.ofMillis(100), 250, "single", SECONDS);
         assertThat(report.violations()).as(report.summary())
                 .anyMatch(v -> v.startsWith("mutual exclusion") || v.startsWith("loss reporting"));
     }
@@ -24,7 +31,7 @@ class CheckerCatchesBrokenLocksTest {
     @Test
     void renewalByGetThenSetIsCaught() throws Exception {
         FaultRun.Report report = FaultSuiteIT.run(dir, "broken-getset", List.of(), "naive-getset",
-                Duration.ofMillis(150), 400);
+                Duration.ofMillis(150), 400, "single", SECONDS);
         assertThat(report.violations()).as(report.summary()).anyMatch(v -> v.startsWith("mutual exclusion"));
     }
 

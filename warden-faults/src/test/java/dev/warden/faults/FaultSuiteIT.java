@@ -42,7 +42,12 @@ class FaultSuiteIT {
     static FaultRun.Report run(Path dir, String name, List<Fault> faults, String lockKind, Duration lease,
                                int holdMaxMs, String topology) throws Exception {
         // The mixed run gets twice the time, so that it sees several kinds of fault.
-        int seconds = faults.size() > 1 ? SECONDS * 2 : SECONDS;
+        return run(dir, name, faults, lockKind, lease, holdMaxMs, topology, faults.size() > 1 ? SECONDS * 2 : SECONDS);
+    }
+
+    /** A run whose workload lasts {@code seconds}, whatever {@code -Dfaults.seconds} says. */
+    static FaultRun.Report run(Path dir, String name, List<Fault> faults, String lockKind, Duration lease,
+                               int holdMaxMs, String topology, int seconds) throws Exception {
         FaultRun.Report report = new FaultRun(new FaultRun.Plan(name, faults, seconds, 3, 4, lease, holdMaxMs,
                 NAMES, lockKind, topology)).run(dir);
         System.out.println(report.summary());

@@ -35,7 +35,7 @@ class WardenLockProviderTest {
             assertThat(provider.lock(config("report"))).as("within lockAtLeastFor").isEmpty();
             long pttl = (Long) REDIS.server().call("PTTL", "shedlock:{report}");
             assertThat(pttl).isBetween(1L, 800L);
-            Thread.sleep(pttl + 50);
+            awaitGone("shedlock:{report}", pttl);
             Optional<SimpleLock> after = provider.lock(config("report"));
             assertThat(after).as("after lockAtLeastFor").isPresent();
             after.get().unlock();
@@ -52,7 +52,7 @@ class WardenLockProviderTest {
         assertThat(pttl).isBetween(1L, 500L);
         try (LockClient second = client()) {
             assertThat(new WardenLockProvider(second).lock(config("sync"))).isEmpty();
-            Thread.sleep(pttl + 50);
+            awaitGone("shedlock:{sync}", pttl);
             assertThat(new WardenLockProvider(second).lock(config("sync"))).isPresent();
         } finally {
             first.close();
@@ -70,6 +70,18 @@ class WardenLockProviderTest {
             assertThatThrownBy(lock::unlock).isInstanceOf(IllegalStateException.class);
             extended.unlock();
             assertThat(REDIS.server().call("GET", "shedlock:{extend}")).isNull();
+        }
+    }
+
+    /**
+     * Waits until Redis has expired {@code key}, whose TTL was {@code pttl} ms; fails if it is still there a second
+     * after that. The module's one waiting loop.
+     */
+    private static void awaitGone(String key, long pttl) throws InterruptedException {
+        long end = System.nanoTime() + Duration.ofMillis(pttl + 1_000).toNanos();
+        while (!Long.valueOf(0).equals(REDIS.server().call("EXISTS", key))) {
+            assertThat(System.nanoTime() - end).as("%s expired within %d ms", key, pttl + 1_000).isNegative();
+            Thread.sleep(10);
         }
     }
 

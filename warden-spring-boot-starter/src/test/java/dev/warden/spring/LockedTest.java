@@ -116,6 +116,7 @@ class LockedTest {
 
         @Locked(value = "slow", waitFor = "0", lease = "${test.slow-lease:300ms}")
         public void outlivesItsLease() throws InterruptedException {
+            // The test's intent: work that outlasts the 300 ms lease.
             Thread.sleep(700);
         }
 
