@@ -2,6 +2,7 @@ package dev.warden.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
@@ -22,9 +23,16 @@ class CheckerCatchesBrokenSurfacesTest {
     Path dir;
 
     private FaultRun.Report run(String name, List<Fault> faults, String kind) throws Exception {
-        FaultRun.Report report = new FaultRun(new FaultRun.Plan(name, faults, SECONDS, 3, 4, FaultSuiteIT.LEASE, 20,
-                FaultSuiteIT.NAMES, kind, "single")).run(dir);
-        System.out.println(report.summary() + " " + report.counts());
+        FaultRun.Report report = null;
+        // A run in which no fault landed (no hold could be stretched in time on a loaded machine: seen once in CI,
+        // shedlock-trusting) says nothing about the checker, so it runs once more; both are printed.
+        for (int attempt = 1; attempt <= 2 && (report == null || !faults.isEmpty() && report.faults() == 0);
+                attempt++) {
+            Path attemptDir = Files.createDirectories(dir.resolve("attempt-" + attempt));
+            report = new FaultRun(new FaultRun.Plan(name, faults, SECONDS, 3, 4, FaultSuiteIT.LEASE, 20,
+                    FaultSuiteIT.NAMES, kind, "single")).run(attemptDir);
+            System.out.println(report.summary() + " " + report.counts());
+        }
         report.violations().stream().limit(5).forEach(v -> System.out.println("  " + v));
         if (!faults.isEmpty()) {
             // Not caught because no fault could be injected would say nothing about the checker.
