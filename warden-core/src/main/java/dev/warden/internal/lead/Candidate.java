@@ -285,13 +285,18 @@ public final class Candidate implements Leadership {
             if (!(state instanceof Waiting waiting) || waiting.acquiring() != acquiring) {
                 return;
             }
-            ScheduledFuture<?> retry = scheduler.schedule(() -> guarded(this::retry, "rejoining"),
-                    RETRY.toNanos(), TimeUnit.NANOSECONDS);
-            move(new Waiting(null, retry));
+            rejoinLater();
         }
         LOG.warn("candidate of '{}' could not join the election; joining again in {}: {}", name(), RETRY,
                 error.toString());
         calls.execute(() -> tell(l -> l.failed(error, RETRY), "failed"));
+    }
+
+    /** Waits {@link #RETRY}, then joins again. Guarded by this. */
+    private void rejoinLater() {
+        ScheduledFuture<?> retry = scheduler.schedule(() -> guarded(this::retry, "rejoining"), RETRY.toNanos(),
+                TimeUnit.NANOSECONDS);
+        move(new Waiting(null, retry));
     }
 
     private void retry() {
@@ -329,9 +334,7 @@ public final class Candidate implements Leadership {
                 if (state instanceof Closed || state instanceof Leading) {
                     return;
                 }
-                ScheduledFuture<?> retry = scheduler.schedule(() -> guarded(this::retry, "rejoining"),
-                        RETRY.toNanos(), TimeUnit.NANOSECONDS);
-                move(new Waiting(null, retry));
+                rejoinLater();
             }
         }
     }

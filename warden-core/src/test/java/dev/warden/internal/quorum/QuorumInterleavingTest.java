@@ -8,6 +8,7 @@ import dev.warden.LockConfig;
 import dev.warden.LockConnectionException;
 import dev.warden.internal.base.Events;
 import dev.warden.internal.base.HeldTimers;
+import dev.warden.internal.base.Orders;
 import dev.warden.redisserver.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -98,27 +99,9 @@ class QuorumInterleavingTest {
 
     @Test
     void everyOrderOfUpToThreeEventsLeavesOneOutcomeAndNothingBehind() throws Exception {
-        Event[] events = Event.values();
-        List<List<Event>> sequences = new ArrayList<>();
-        for (Event a : events) {
-            sequences.add(List.of(a));
-            for (Event b : events) {
-                sequences.add(List.of(a, b));
-                for (Event c : events) {
-                    sequences.add(List.of(a, b, c));
-                }
-            }
-        }
-        List<String> broken = new ArrayList<>();
-        int run = 0;
-        for (List<Event> sequence : sequences) {
-            for (boolean settled : new boolean[] {true, false}) {
-                String problem = run(sequence, "qi-" + run++, settled);
-                if (problem != null) {
-                    broken.add(sequence + (settled ? "" : " racing replies") + ": " + problem);
-                }
-            }
-        }
+        List<List<Event>> sequences = Orders.upToThree(Event.values());
+        List<String> broken = Orders.broken(sequences, "qi-",
+                (sequence, name, settled) -> run(sequence, name, settled));
         assertThat(broken).as("sequences run: %d", sequences.size()).isEmpty();
     }
 

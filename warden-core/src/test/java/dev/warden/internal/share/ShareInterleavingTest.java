@@ -10,6 +10,7 @@ import dev.warden.internal.base.HeldTimers;
 import dev.warden.internal.client.RedisLockClient;
 import dev.warden.internal.script.Replies;
 import dev.warden.internal.script.ShareKeys;
+import dev.warden.internal.base.Orders;
 import dev.warden.redisserver.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -125,21 +126,14 @@ class ShareInterleavingTest {
 
     @Test
     void everyOrderOfUpToThreeEventsLeavesOneOutcomeAndNothingBehind() throws Exception {
+        List<List<Event>> sequences = Orders.upToThree(Event.values());
         List<String> broken = new ArrayList<>();
-        int sequences = 0;
-        int run = 0;
         for (Shape shape : Shape.values()) {
-            for (List<Event> sequence : sequences()) {
-                sequences++;
-                for (boolean settled : new boolean[] {true, false}) {
-                    String problem = run(shape, sequence, "si-" + run++, settled);
-                    if (problem != null) {
-                        broken.add(shape + " " + sequence + (settled ? "" : " racing replies") + ": " + problem);
-                    }
-                }
-            }
+            Orders.broken(sequences, "si-" + shape.ordinal() + "-",
+                    (sequence, name, settled) -> run(shape, sequence, name, settled))
+                    .forEach(problem -> broken.add(shape + " " + problem));
         }
-        assertThat(broken).as("sequences run: %d", sequences).isEmpty();
+        assertThat(broken).as("sequences run: %d per shape", sequences.size()).isEmpty();
     }
 
     @Test
@@ -152,21 +146,6 @@ class ShareInterleavingTest {
                 "si-grant-handover-deliver", true)).isNull();
     }
 
-    /** Every order of one, two and three events. */
-    private static List<List<Event>> sequences() {
-        Event[] events = Event.values();
-        List<List<Event>> sequences = new ArrayList<>();
-        for (Event a : events) {
-            sequences.add(List.of(a));
-            for (Event b : events) {
-                sequences.add(List.of(a, b));
-                for (Event c : events) {
-                    sequences.add(List.of(a, b, c));
-                }
-            }
-        }
-        return sequences;
-    }
 
     /**
      * Runs one sequence on a fresh lock; returns what went wrong, or null.

@@ -12,6 +12,7 @@ import dev.warden.internal.lease.LeaseBase;
 import dev.warden.internal.lock.Acquisition;
 import dev.warden.internal.lock.LockContext;
 import dev.warden.internal.lock.RedisLock;
+import dev.warden.internal.base.Orders;
 import dev.warden.redisserver.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -100,27 +101,9 @@ class FairHandoverInterleavingTest {
 
     @Test
     void everyOrderOfUpToThreeEventsKeepsArrivalOrderAndLeavesNothingBehind() throws Exception {
-        Event[] events = Event.values();
-        List<List<Event>> sequences = new ArrayList<>();
-        for (Event a : events) {
-            sequences.add(List.of(a));
-            for (Event b : events) {
-                sequences.add(List.of(a, b));
-                for (Event c : events) {
-                    sequences.add(List.of(a, b, c));
-                }
-            }
-        }
-        List<String> broken = new ArrayList<>();
-        int run = 0;
-        for (List<Event> sequence : sequences) {
-            for (boolean settled : new boolean[] {true, false}) {
-                String problem = run(sequence, "fi-" + run++, settled);
-                if (problem != null) {
-                    broken.add(sequence + (settled ? "" : " racing replies") + ": " + problem);
-                }
-            }
-        }
+        List<List<Event>> sequences = Orders.upToThree(Event.values());
+        List<String> broken = Orders.broken(sequences, "fi-",
+                (sequence, name, settled) -> run(sequence, name, settled));
         assertThat(broken).as("sequences run: %d", sequences.size()).isEmpty();
     }
 
