@@ -5,6 +5,8 @@ import dev.warden.LockException;
 import dev.warden.internal.base.Errors;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
@@ -81,7 +83,8 @@ public final class Server {
         try {
             return new Server(link.get(), config.redisUriForDisplay());
         } catch (RuntimeException e) {
-            LockException failure = Errors.translate(e, "connect to " + config.redisUriForDisplay());
+            LockException failure = Errors.translate(withLostRefusal(e, config, uris.get(0)),
+                    "connect to " + config.redisUriForDisplay());
             try {
                 redis.shutdown(0, 1, TimeUnit.SECONDS);
             } catch (RuntimeException cleanup) {
@@ -89,6 +92,22 @@ public final class Server {
             }
             throw failure;
         }
+    }
+
+    /**
+     * A connect's failure with the server's refusal that Lettuce lost ({@link HandshakeProbe}) as its cause, where
+     * there is one; the failure as it is otherwise.
+     */
+    private static RuntimeException withLostRefusal(RuntimeException failure, LockConfig config, RedisURI uri) {
+        if (config.topology() != LockConfig.Topology.SINGLE || !HandshakeProbe.cut(failure)) {
+            return failure;
+        }
+        return HandshakeProbe.refusal(uri, config.commandTimeout()).<RuntimeException>map(refusal -> {
+            RedisConnectionException found = new RedisConnectionException(failure.getMessage(),
+                    new RedisCommandExecutionException(refusal));
+            found.addSuppressed(failure);
+            return found;
+        }).orElse(failure);
     }
 
     /**
