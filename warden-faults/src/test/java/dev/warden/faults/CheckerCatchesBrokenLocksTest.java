@@ -39,7 +39,7 @@ class CheckerCatchesBrokenLocksTest {
     void leaderThatKeepsLeadingOnALostLeaseIsCaught() throws Exception {
         // Terms of about 1.5 s on a lease of 0.5 s that is never renewed, and a leader that never hears of its loss.
         FaultRun.Report report = FaultSuiteIT.leadership(dir, "broken-leader", List.of(), "naive-leader",
-                Duration.ofMillis(500), 8);
+                Duration.ofMillis(500), 8, "single");
         assertThat(report.violations()).as(report.leadership()).anyMatch(v -> v.startsWith("leader exclusion"));
     }
 }

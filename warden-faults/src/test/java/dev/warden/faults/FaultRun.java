@@ -99,6 +99,12 @@ final class FaultRun {
         }
     }
 
+    /**
+     * How long a leadership run's workload goes on after its last fault ended, at least: the checker's bound for a
+     * leader again (a lease, the candidate's retry delay, 1 s of slack) and a second more.
+     */
+    static final Duration LEADERSHIP_TAIL = Duration.ofSeconds(4);
+
     /** How many workers a client stall or partition strikes and spares before it keeps one struck anyway. */
     private static final int STALL_ATTEMPTS = 20;
 
@@ -128,7 +134,8 @@ final class FaultRun {
     }
 
     Report run(Path dir) throws Exception {
-        try (LockTarget lockServer = LockTarget.start(plan.topology()); RedisServer storeServer = RedisServer.start();
+        try (LockTarget lockServer = LockTarget.start(plan.topology(), plan.names());
+             RedisServer storeServer = RedisServer.start();
              Network network = new Network(lockServer, plan.workers(),
                      plan.faults().stream().anyMatch(Fault::network))) {
             List<Process> workers = new ArrayList<>();
@@ -161,6 +168,7 @@ final class FaultRun {
             if (admin != null) {
                 files.add(adminFile);
             }
+            long ended = plan.leadership() ? stopLeadership(workers, windows, end) : end;
             List<String> problems = new ArrayList<>();
             for (int w = 0; w < workers.size(); w++) {
                 Process worker = workers.get(w);
@@ -182,12 +190,13 @@ final class FaultRun {
             }
             long bound = plan.lease().toNanos() * 3 + TimeUnit.SECONDS.toNanos(5);
             // Liveness is judged up to the end of the workload: no worker acquires after it, however long it takes
-            // to exit, and a fault may end after it (a failover waits out Sentinel's cooldown first).
+            // to exit, and a fault may end after it (a failover waits out Sentinel's cooldown first). A leadership
+            // run's workload goes on until some time after its last fault (stopLeadership), to see a leader again.
             List<String> found;
             Map<String, Integer> checked;
             if (plan.leadership()) {
                 LeadershipChecker checker = new LeadershipChecker(plan.lease());
-                checker.check(history, plan.losesData(), windows, start, end);
+                checker.check(history, plan.losesData(), windows, start, ended);
                 found = checker.violations();
                 checked = checker.counts();
             } else if (plan.lockKind().equals("warden-family")) {
@@ -249,6 +258,34 @@ final class FaultRun {
         for (Process worker : workers) {
             tell(worker, "GO");
         }
+    }
+
+    /**
+     * Ends a leadership run's workload ({@code STOP} to every worker, {@link LeaderWorker}) at its end, or
+     * {@link #LEADERSHIP_TAIL} after the last fault ended if that is later: a failover can outlast the workload's
+     * seconds (Sentinel's cooldown, a cluster's node timeout, a replica's resync), and the checker must see a leader
+     * again after the faults within its bound, which needs a workload that goes on past them.
+     *
+     * @return when the workload ended, for the checker
+     */
+    private static long stopLeadership(List<Process> workers, List<Checker.Window> windows, long end)
+            throws IOException, InterruptedException {
+        long stop = end;
+        for (Checker.Window window : windows) {
+            long after = window.to() + LEADERSHIP_TAIL.toNanos();
+            if (after - stop > 0) {
+                stop = after;
+            }
+        }
+        if (stop != end) {
+            System.out.printf("leadership: the workload goes on %d ms past its seconds, to %d ms after the last "
+                    + "fault%n", TimeUnit.NANOSECONDS.toMillis(stop - end), LEADERSHIP_TAIL.toMillis());
+        }
+        TimeUnit.NANOSECONDS.sleep(Math.max(0, stop - System.nanoTime()));
+        for (Process worker : workers) {
+            tell(worker, "STOP");
+        }
+        return stop;
     }
 
     /** Sends a worker a line on its standard input: GO, or a command ({@link FaultWorker}). */

@@ -262,19 +262,70 @@ class FaultSuiteIT {
     @Tag("full")
     @Test
     void leadershipHoldsUnderFaults() throws Exception {
-        FaultRun.Report report = leadership(dir, "leader-mixed", List.of(Fault.CLIENT_STALL, Fault.SERVER_PAUSE,
-                Fault.SERVER_RESTART, Fault.CONNECTION_KILL), "warden-leader", LEASE, SECONDS * 2);
-        assertThat(report.violations()).as(report.leadership()).isEmpty();
-        assertThat(report.faults()).as(report.summary()).isPositive();
-        assertThat(report.counts().getOrDefault("elections", 0)).as(report.leadership()).isGreaterThan(10);
+        FaultRun.Report report = leadership("leader-mixed", List.of(Fault.CLIENT_STALL, Fault.SERVER_PAUSE,
+                Fault.SERVER_RESTART, Fault.CONNECTION_KILL), "single", 10);
         assertThat(report.counts().getOrDefault("revoked LOST", 0)).as(report.leadership()).isPositive();
     }
 
-    /** A leadership run of one election named "election": {@code candidates} per worker in 3 workers. */
+    /**
+     * Leadership through Sentinel failovers (the master killed, a replica promoted, the old master back empty as a
+     * replica) and stalls of the leader's JVM, every grant and renewal acknowledged by both replicas: a promoted
+     * replica has every term's lease, so no second leader is elected while the first believes it leads.
+     */
+    @Tag("full")
+    @Test
+    void leadershipHoldsThroughSentinelFailovers() throws Exception {
+        leadership("leader-sentinel", List.of(Fault.FAILOVER, Fault.CLIENT_STALL), "sentinel", 4);
+    }
+
+    /**
+     * Leadership through failovers of the election's shard in a cluster with a replica per master, acknowledged by
+     * it: graceful ({@code CLUSTER FAILOVER}) and forced (the master killed, back empty as the new master's
+     * replica), with killed connections.
+     */
+    @Tag("full")
+    @Test
+    void leadershipHoldsThroughClusterFailovers() throws Exception {
+        leadership("leader-cluster-failover", List.of(Fault.CLUSTER_FAILOVER, Fault.MASTER_KILL,
+                Fault.CONNECTION_KILL), "cluster-acks", 4);
+    }
+
+    /**
+     * Leadership through partitions, a proxy per worker ({@link Network}): the leader's worker cut off for two
+     * leases (healed, or its connections reset), a worker's pub/sub connection alone cut off (its candidates wait
+     * in the queue unwoken), and latency spikes beyond the command timeout. The leader cut off loses its term.
+     */
+    @Tag("full")
+    @Test
+    void leadershipHoldsThroughPartitions() throws Exception {
+        FaultRun.Report report = leadership("leader-partition", List.of(Fault.CLIENT_PARTITION,
+                Fault.PUBSUB_PARTITION, Fault.NETWORK_LATENCY), "single", 6);
+        assertThat(report.counts().getOrDefault("revoked LOST", 0)).as(report.leadership()).isPositive();
+    }
+
+    /**
+     * A leadership run of {@link #SECONDS} times 2 under {@code faults} on {@code topology}, asserted: no violation,
+     * every kind of fault injected at least once, more than {@code elections} elections, and a leader again after
+     * the last fault (the workload goes on at least {@link FaultRun#LEADERSHIP_TAIL} past it).
+     */
+    private FaultRun.Report leadership(String name, List<Fault> faults, String topology, int elections)
+            throws Exception {
+        FaultRun.Report report = leadership(dir, name, faults, "warden-leader", LEASE, SECONDS * 2, topology);
+        assertThat(report.violations()).as(report.leadership()).isEmpty();
+        for (Fault fault : faults) {
+            assertThat(report.counts().getOrDefault("fault " + fault, 0)).as(report.summary()).isPositive();
+        }
+        assertThat(report.counts().getOrDefault("elections", 0)).as(report.leadership()).isGreaterThan(elections);
+        // The workload went on past the faults (FaultRun.stopLeadership), and a leader was seen after them.
+        assertThat(report.counts()).as(report.leadership()).containsKey("ms to a leader after the faults");
+        return report;
+    }
+
+    /** A leadership run of one election named "election": 2 candidates per worker in 3 workers, on a topology. */
     static FaultRun.Report leadership(Path dir, String name, List<Fault> faults, String kind, Duration lease,
-                                      int seconds) throws Exception {
+                                      int seconds, String topology) throws Exception {
         FaultRun.Report report = new FaultRun(new FaultRun.Plan(name, faults, seconds, 3, 2, lease, 0,
-                List.of("election"), kind, "single")).run(dir);
+                List.of("election"), kind, topology)).run(dir);
         System.out.println(report.summary() + " " + report.leadership());
         report.violations().stream().limit(10).forEach(v -> System.out.println("  " + v));
         return report;

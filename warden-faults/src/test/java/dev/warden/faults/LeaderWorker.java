@@ -19,13 +19,18 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A worker of a leadership run (kind {@code warden-leader}, or the mutant {@code naive-leader}): a few candidates of
  * one election (the first name), each re-created at random, stepping down at random while it leads. Same
  * arguments, commands ({@code GO}, {@code CLOSE}; a {@code STRETCH} is ignored: a candidate has no hold to stretch)
- * and clock (System.nanoTime, CLOCK_MONOTONIC, shared by every process) as {@link FaultWorker}. History lines:
+ * and clock (System.nanoTime, CLOCK_MONOTONIC, shared by every process) as {@link FaultWorker}, and one more:
+ * {@code STOP} ends the workload (as does the end of standard input). The run says it once the workload's seconds
+ * are over and the last fault has been over for a while ({@link FaultRun}): a failover may outlast the seconds, and
+ * a leader must be seen again after it. Without it, the worker stops {@link #OVERRUN} after its seconds. History
+ * lines:
  *
  * <ul>
  *   <li>{@code JOIN c t}: candidate {@code c} was created (it waits in the queue from then on);</li>
@@ -44,6 +49,8 @@ import java.util.concurrent.atomic.AtomicReference;
 final class LeaderWorker {
     /** A gap of the sampler longer than this is recorded as a stall. */
     static final long STALL_NANOS = 100_000_000L;
+    /** How long past its seconds a worker that is not told {@code STOP} goes on: longer than any fault lasts. */
+    static final Duration OVERRUN = Duration.ofSeconds(90);
 
     /** One candidate, with what its listener and the sampler saw. */
     private static final class Watched implements LeadershipListener {
@@ -128,6 +135,7 @@ final class LeaderWorker {
             List<Watched> watched = new ArrayList<>();
             int[] generation = new int[candidates];
             Object lock = new Object();
+            AtomicBoolean stop = new AtomicBoolean();
             for (int i = 0; i < candidates; i++) {
                 Watched w = new Watched(worker + "." + i + "." + generation[i]++, history);
                 watched.add(w);
@@ -153,19 +161,24 @@ final class LeaderWorker {
                                     join(w, client.get(), election, lease, naive, history);
                                 }
                             }
+                        } else if (line.equals("STOP")) {
+                            stop.set(true);
                         }
                     }
                 } catch (IOException e) {
-                    // The run is over.
+                    System.out.println("the run's commands could not be read, stopping: " + e);
+                } finally {
+                    // The end of the commands is the end of the run.
+                    stop.set(true);
                 }
             }, "run-commands");
             listener.setDaemon(true);
             listener.start();
-            long deadline = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
+            long deadline = System.nanoTime() + Duration.ofSeconds(seconds).plus(OVERRUN).toNanos();
             long last = System.nanoTime();
             long nextMove = last;
             boolean marked = false;
-            while (System.nanoTime() - deadline < 0) {
+            while (!stop.get() && System.nanoTime() - deadline < 0) {
                 long now = System.nanoTime();
                 if (now - last > STALL_NANOS) {
                     record(history, "STALL %s %d %d", worker, last, now);

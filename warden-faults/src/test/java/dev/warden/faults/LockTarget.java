@@ -51,12 +51,18 @@ abstract class LockTarget implements AutoCloseable {
         };
     }
 
-    static LockTarget start(String topology) {
+    /**
+     * Starts the servers of a topology.
+     *
+     * @param names the run's lock names (a leadership run's election): the cluster faults that strike the master of
+     *              "a lock name's slot" pick among these
+     */
+    static LockTarget start(String topology, List<String> names) {
         return switch (topology) {
             case "single" -> new Single();
             case "sentinel" -> new Sentinel();
-            case "cluster" -> new Cluster();
-            case "cluster-acks" -> new ReplicatedCluster();
+            case "cluster" -> new Cluster(names);
+            case "cluster-acks" -> new ReplicatedCluster(names);
             case "quorum" -> new Quorum(3);
             default -> throw new IllegalArgumentException("unknown topology: " + topology);
         };
@@ -288,8 +294,9 @@ abstract class LockTarget implements AutoCloseable {
         private final RedisCluster cluster = RedisCluster.start(3);
         private final List<String> names;
 
-        Cluster() {
-            this.names = FaultSuiteIT.NAMES;
+        /** @param names the run's lock names, whose slots SLOT_MIGRATION moves */
+        Cluster(List<String> names) {
+            this.names = names;
         }
 
         @Override
@@ -334,6 +341,12 @@ abstract class LockTarget implements AutoCloseable {
     static final class ReplicatedCluster extends LockTarget {
         private static final Duration STEP_BOUND = Duration.ofSeconds(30);
         private final RedisCluster cluster = RedisCluster.start(3, 1);
+        private final List<String> names;
+
+        /** @param names the run's lock names, whose masters the failovers strike */
+        ReplicatedCluster(List<String> names) {
+            this.names = names;
+        }
 
         @Override
         String spec() {
@@ -370,7 +383,6 @@ abstract class LockTarget implements AutoCloseable {
         }
 
         private RedisServer masterOfSomeLock(Random random) {
-            List<String> names = FaultSuiteIT.NAMES;
             String key = "faults:{" + names.get(random.nextInt(names.size())) + "}";
             RedisServer any = cluster.masters().get(0);
             return cluster.ownerOf(((Long) any.call("CLUSTER", "KEYSLOT", key)).intValue());
