@@ -3,7 +3,6 @@ package dev.warden.internal.share;
 import dev.warden.DistributedLock;
 import dev.warden.DistributedReadWriteLock;
 import dev.warden.ReadWriteLockInfo;
-import dev.warden.internal.base.Futures;
 import dev.warden.internal.script.ShareKeys;
 import dev.warden.internal.script.ShareScripts;
 import java.util.OptionalLong;
@@ -38,24 +37,22 @@ public final class RedisReadWriteLock implements DistributedReadWriteLock {
 
     @Override
     public OptionalLong forceRelease() {
-        return share.context().await(share.forceReleaseRequest(ShareScripts.Holders.ALL),
-                share.describe("forced release"));
+        return share.call(() -> share.forceReleaseRequest(ShareScripts.Holders.ALL), "forced release");
     }
 
     @Override
     public CompletableFuture<OptionalLong> forceReleaseAsync() {
-        return Futures.publish(() -> share.forceReleaseRequest(ShareScripts.Holders.ALL),
-                share.context().callbackExecutor(), share.describe("forced release"));
+        return share.callAsync(() -> share.forceReleaseRequest(ShareScripts.Holders.ALL), "forced release");
     }
 
     @Override
     public ReadWriteLockInfo inspect() {
-        return share.context().await(inspectRequest(), share.describe("inspect"));
+        return share.call(this::inspectRequest, "inspect");
     }
 
     @Override
     public CompletableFuture<ReadWriteLockInfo> inspectAsync() {
-        return Futures.publish(this::inspectRequest, share.context().callbackExecutor(), share.describe("inspect"));
+        return share.callAsync(this::inspectRequest, "inspect");
     }
 
     private CompletableFuture<ReadWriteLockInfo> inspectRequest() {

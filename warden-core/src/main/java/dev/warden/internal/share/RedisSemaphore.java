@@ -5,7 +5,6 @@ import dev.warden.Lease;
 import dev.warden.LockClient;
 import dev.warden.SemaphoreInfo;
 import dev.warden.internal.base.Errors;
-import dev.warden.internal.base.Futures;
 import dev.warden.internal.base.Require;
 import dev.warden.internal.script.ShareKeys;
 import dev.warden.internal.script.ShareScripts;
@@ -105,13 +104,12 @@ public final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public int available() {
-        return share.context().await(availableRequest(), share.describe("available"));
+        return share.call(this::availableRequest, "available");
     }
 
     @Override
     public CompletableFuture<Integer> availableAsync() {
-        return Futures.publish(this::availableRequest, share.context().callbackExecutor(),
-                share.describe("available"));
+        return share.callAsync(this::availableRequest, "available");
     }
 
     /**
@@ -134,14 +132,13 @@ public final class RedisSemaphore implements DistributedSemaphore {
     @Override
     public DistributedSemaphore resize(int permits) {
         checkResize(permits);
-        return share.context().await(resizeRequest(permits), share.describe("resize"));
+        return share.call(() -> resizeRequest(permits), "resize");
     }
 
     @Override
     public CompletableFuture<DistributedSemaphore> resizeAsync(int permits) {
         checkResize(permits);
-        return Futures.publish(() -> resizeRequest(permits), share.context().callbackExecutor(),
-                share.describe("resize"));
+        return share.callAsync(() -> resizeRequest(permits), "resize");
     }
 
     private static void checkResize(int to) {
@@ -155,12 +152,12 @@ public final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public SemaphoreInfo inspect() {
-        return share.context().await(inspectRequest(), share.describe("inspect"));
+        return share.call(this::inspectRequest, "inspect");
     }
 
     @Override
     public CompletableFuture<SemaphoreInfo> inspectAsync() {
-        return Futures.publish(this::inspectRequest, share.context().callbackExecutor(), share.describe("inspect"));
+        return share.callAsync(this::inspectRequest, "inspect");
     }
 
     private CompletableFuture<SemaphoreInfo> inspectRequest() {
@@ -169,14 +166,12 @@ public final class RedisSemaphore implements DistributedSemaphore {
 
     @Override
     public OptionalLong forceRelease() {
-        return share.context().await(share.forceReleaseRequest(ShareScripts.Holders.ALL),
-                share.describe("forced release"));
+        return share.call(() -> share.forceReleaseRequest(ShareScripts.Holders.ALL), "forced release");
     }
 
     @Override
     public CompletableFuture<OptionalLong> forceReleaseAsync() {
-        return Futures.publish(() -> share.forceReleaseRequest(ShareScripts.Holders.ALL),
-                share.context().callbackExecutor(), share.describe("forced release"));
+        return share.callAsync(() -> share.forceReleaseRequest(ShareScripts.Holders.ALL), "forced release");
     }
 
     @Override

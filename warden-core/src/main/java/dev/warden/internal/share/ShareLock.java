@@ -3,6 +3,7 @@ package dev.warden.internal.share;
 import dev.warden.Identity;
 import dev.warden.Lease;
 import dev.warden.internal.base.Events;
+import dev.warden.internal.base.Futures;
 import dev.warden.internal.base.Require;
 import dev.warden.internal.script.Replies;
 import dev.warden.internal.script.ShareKeys;
@@ -15,6 +16,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
+import java.util.function.Supplier;
 
 /**
  * One shared lock of one client ({@code share.lua}): a semaphore's permits, or a read-write lock, whose readers take
@@ -82,6 +84,25 @@ final class ShareLock {
     String describe(String operation) {
         String what = kind == ShareKeys.Kind.SEMAPHORE ? "semaphore" : "read-write lock";
         return operation + " of " + what + " '" + name + "' (key " + keys.state() + ")";
+    }
+
+    /**
+     * The blocking form of an operation of the lock's API: runs {@code request} and waits for it.
+     *
+     * @param operation for messages, such as {@code "inspect"}
+     */
+    <T> T call(Supplier<CompletableFuture<T>> request, String operation) {
+        return context().await(request.get(), describe(operation));
+    }
+
+    /**
+     * The asynchronous form of an operation of the lock's API ({@link Futures#publish}): completed off the I/O
+     * threads, failed with what the blocking form would throw.
+     *
+     * @param operation for messages, such as {@code "inspect"}
+     */
+    <T> CompletableFuture<T> callAsync(Supplier<CompletableFuture<T>> request, String operation) {
+        return Futures.publish(request, context().callbackExecutor(), describe(operation));
     }
 
     /**
