@@ -35,8 +35,15 @@ import java.util.concurrent.TimeUnit;
  * {@code --resources S5,S6} (a blank value for none), {@code --scale S7,S8} ({@link Scale}: none by default),
  * {@code --s5-seconds N} how long S5 holds its leases (15), {@code --s5-leases N} (10000), {@code --s6-locks N}
  * (100000), {@code --out DIR} (bench-results), {@code --redis URI} (default: a redis-server started here).
+ *
+ * <p>{@code --scenarios L1} runs the leadership handover ({@link Handover}) for {@code --contenders
+ * warden,spring,curator}, with {@code --l1-stepdowns N} (20), {@code --l1-kills N} (5), {@code --l1-lease S}
+ * seconds of lease, lock expiry and session timeout (10) and {@code --l1-idle S} seconds of idle counting (6); a run
+ * of L1 alone runs no S5 or S6 unless {@code --resources} names them.
  */
 public final class Bench {
+    /** The leadership scenario, {@link Handover}: not a timed {@link Scenario}, reported as a measurement. */
+    static final String LEADERSHIP = "L1";
     /** How many clients of a scenario are opened or closed at once. */
     private static final int OPENERS = 4;
 
@@ -49,16 +56,25 @@ public final class Bench {
         Duration seconds = seconds(options, "seconds", "1");
         int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
         Duration warmup = seconds(options, "warmup", "3");
-        List<Scenario> scenarios = Arrays.stream(options.getOrDefault("scenarios", "S1,S2,S3,S4,S3C,S4C").split(","))
-                .filter(name -> !name.isBlank()).map(Scenario::valueOf).toList();
+        List<String> named = Arrays.stream(options.getOrDefault("scenarios", "S1,S2,S3,S4,S3C,S4C").split(","))
+                .filter(name -> !name.isBlank()).toList();
+        boolean leadership = named.contains(LEADERSHIP);
+        List<Scenario> scenarios = named.stream().filter(name -> !name.equals(LEADERSHIP)).map(Scenario::valueOf)
+                .toList();
         List<String> contenders = List.of(options.getOrDefault("contenders", String.join(",", Contenders.NAMES))
                 .split(","));
         Path out = Path.of(options.getOrDefault("out", "bench-results"));
         try (Backends backends = Backends.start(options.get("redis"), contenders)) {
             String uri = backends.servers().redis();
             RedisServer server = backends.redisServer();
-            Results results = run(backends.servers(), scenarios, contenders, seconds, rounds, warmup);
-            for (String resource : options.getOrDefault("resources", "S5,S6").split(",")) {
+            Results results = scenarios.isEmpty() ? new Results(scenarios, contenders)
+                    : run(backends.servers(), scenarios, contenders, seconds, rounds, warmup);
+            if (leadership) {
+                leadership(backends.servers(), contenders, Handover.Settings.of(options), results, started);
+            }
+            // A run of L1 alone measures nothing else unless asked.
+            for (String resource : options.getOrDefault("resources", leadership && scenarios.isEmpty() ? ""
+                    : "S5,S6").split(",")) {
                 for (String name : List.of("warden", "redisson")) {
                     if (!resource.isBlank() && contenders.contains(name)) {
                         try {
@@ -131,6 +147,31 @@ public final class Bench {
             }
             System.out.printf(Locale.ROOT, "wrote %s, results.txt, a chart per scenario and capacity.svg; %.0f s in "
                     + "all%n", out.resolve("results.json"), (System.nanoTime() - started) / 1e9);
+        }
+    }
+
+    /**
+     * Runs {@link Handover L1} for each contender that has a leader election in it ({@link LeaderCandidate#NAMES}),
+     * one after the other, into {@code results} as a measurement of one run; a contender whose run fails is told on
+     * stderr and left out, so that the others' figures are kept.
+     */
+    static void leadership(Contenders.Servers servers, List<String> contenders, Handover.Settings settings,
+                           Results results, long started) throws InterruptedException {
+        for (String name : contenders) {
+            if (!LeaderCandidate.NAMES.contains(name)) {
+                System.err.printf("%s has no leader election in %s: skipped%n", name, LEADERSHIP);
+                continue;
+            }
+            try {
+                results.resources(LEADERSHIP, name, Handover.run(name, servers, settings));
+                System.err.printf(Locale.ROOT, "%s %s done, %.0f s in%n", LEADERSHIP, name,
+                        (System.nanoTime() - started) / 1e9);
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) {
+                System.err.printf("%s %s failed: %s%n", LEADERSHIP, name, e);
+                e.printStackTrace();
+            }
         }
     }
 
@@ -617,6 +658,7 @@ public final class Bench {
             return switch (key) {
                 case "S5" -> "many leases kept alive by the watchdog (3 s lease)";
                 case "S6" -> "memory of held locks";
+                case LEADERSHIP -> Handover.DESCRIPTION;
                 default -> Scale.description(key.split(" ")[0]);
             };
         }

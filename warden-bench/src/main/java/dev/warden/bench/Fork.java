@@ -58,13 +58,8 @@ final class Fork implements AutoCloseable {
      * @throws UncheckedIOException if the process cannot be started
      */
     static Fork launch(String name, Contenders.Servers servers) {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        // A debugger's agent would ask for the same port twice.
-        ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(argument -> !argument.startsWith("-agentlib:jdwp")).forEach(command::add);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Fork.class.getName(), name,
-                servers.redis(), servers.quorumPeers().isEmpty() ? "-" : String.join(",", servers.quorumPeers()),
+        List<String> command = javaCommand(Fork.class, List.of(name, servers.redis(),
+                servers.quorumPeers().isEmpty() ? "-" : String.join(",", servers.quorumPeers()),
                 servers.zookeeper() == null ? "-" : servers.zookeeper()));
         Process process;
         try {
@@ -73,6 +68,37 @@ final class Fork implements AutoCloseable {
             throw new UncheckedIOException("cannot start the JVM of " + name, e);
         }
         return new Fork(name, process);
+    }
+
+    /**
+     * @return the command that runs {@code main} with {@code args} in a JVM of its own, with this JVM's options and
+     *         class path
+     */
+    static List<String> javaCommand(Class<?> main, List<String> args) {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        // A debugger's agent would ask for the same port twice.
+        ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(argument -> !argument.startsWith("-agentlib:jdwp")).forEach(command::add);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), main.getName()));
+        command.addAll(args);
+        return command;
+    }
+
+    /**
+     * Reads a child's stdout to its end: each line that {@code protocol} does not take (returns false for) is passed
+     * on to stderr, after the child's {@code name}.
+     */
+    static void readLines(Process process, String name, java.util.function.Predicate<String> protocol)
+            throws IOException {
+        try (BufferedReader lines = process.inputReader(StandardCharsets.UTF_8)) {
+            String line;
+            while ((line = lines.readLine()) != null) {
+                if (!protocol.test(line)) {
+                    System.err.println("[" + name + "] " + line);
+                }
+            }
+        }
     }
 
     /**
@@ -131,6 +157,11 @@ final class Fork implements AutoCloseable {
         } catch (IOException e) {
             // The child is gone already; it is killed below all the same.
         }
+        awaitExit(process);
+    }
+
+    /** Waits up to 10 s for a child that was asked to exit, and kills it if it has not. */
+    static void awaitExit(Process process) {
         try {
             if (!process.waitFor(10, TimeUnit.SECONDS)) {
                 process.destroyForcibly();
@@ -188,15 +219,8 @@ final class Fork implements AutoCloseable {
     }
 
     private void readReplies() {
-        try (BufferedReader lines = process.inputReader(StandardCharsets.UTF_8)) {
-            String line;
-            while ((line = lines.readLine()) != null) {
-                if (line.startsWith(MARK)) {
-                    replies.add(line);
-                } else {
-                    System.err.println("[" + name + "] " + line);
-                }
-            }
+        try {
+            readLines(process, name, line -> line.startsWith(MARK) && replies.add(line));
         } catch (IOException e) {
             System.err.println("[" + name + "] output lost: " + e);
         }

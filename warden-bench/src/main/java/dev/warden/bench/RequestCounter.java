@@ -9,7 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Counts the requests clients send to Redis with MONITOR, leaving out the commands scripts run inside the server
- * (MONITOR shows them as {@code [0 lua]}). Used only in untimed counting phases: MONITOR slows the server.
+ * (MONITOR shows them as {@code [0 lua]}) and {@code INFO}, which only the bench sends ({@link ServerCost}). Used
+ * only in untimed counting phases: MONITOR slows the server.
  */
 final class RequestCounter implements AutoCloseable {
     private static final String END = "bench-count-end";
@@ -32,7 +33,7 @@ final class RequestCounter implements AutoCloseable {
                 while ((line = lines.readLine()) != null) {
                     if (line.contains(END)) {
                         ended.countDown();
-                    } else if (ended.getCount() > 0 && !line.contains(" lua]")) {
+                    } else if (ended.getCount() > 0 && !line.contains(" lua]") && !line.contains("] \"INFO\"")) {
                         requests.incrementAndGet();
                     }
                 }

@@ -17,14 +17,20 @@ final class SpringContender implements Contender {
     private final RedisLockRegistry registry;
 
     SpringContender(String uri, String name, RedisLockRegistry.RedisLockType type) {
-        URI parsed = URI.create(uri);
         this.name = name;
-        this.factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(parsed.getHost(),
-                parsed.getPort()));
-        factory.afterPropertiesSet();
-        factory.start();
+        this.factory = connectionFactory(uri);
         this.registry = new RedisLockRegistry(factory, "bench:" + name);
         registry.setRedisLockType(type);
+    }
+
+    /** @return a started Lettuce connection factory of Spring Data Redis to the server at {@code uri} */
+    static LettuceConnectionFactory connectionFactory(String uri) {
+        URI parsed = URI.create(uri);
+        LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(
+                parsed.getHost(), parsed.getPort()));
+        factory.afterPropertiesSet();
+        factory.start();
+        return factory;
     }
 
     @Override
