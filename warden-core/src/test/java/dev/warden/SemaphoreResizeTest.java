@@ -152,7 +152,22 @@ class SemaphoreResizeTest extends RedisTestSupport {
 
     @Test
     void aHandoverInsideAClientLendsNothingAboveALoweredNumber() throws Exception {
-        String name = uniqueName();
+        // A release hands over locally only to a waiter whose place in the queue its client knows; Redis has the
+        // place a moment before the client reads the reply, and a release in that moment goes to Redis, where the
+        // waiter's next try fails (it names 2 of what is now 1). Both lend nothing above the lowered number; the
+        // round is run again until the local handover was the one taken (seen in CI: 1 in a few runs was not).
+        int viaRedis = 0;
+        for (int round = 0; round < 5; round++) {
+            if (handoverInsideAClientAfterALoweredNumber(uniqueName())) {
+                return;
+            }
+            viaRedis++;
+        }
+        throw new AssertionError("no round of " + viaRedis + " handed over inside the client");
+    }
+
+    /** @return true if the release handed over locally (and the waiter lost it), false if it went to Redis */
+    private boolean handoverInsideAClientAfterALoweredNumber(String name) throws Exception {
         DistributedSemaphore mine = client().semaphore(name, 2);
         Lease first = mine.acquire();
         Lease second = mine.acquire();
@@ -162,16 +177,24 @@ class SemaphoreResizeTest extends RedisTestSupport {
 
         assertThat(first.release()).isTrue();
 
-        // Released with 2 of 1 in use, the permit goes to nobody: a waiter that took it over locally loses it.
-        Lease taken = waiter.get(BOUND_SECONDS, TimeUnit.SECONDS);
-        CountDownLatch lost = new CountDownLatch(1);
-        taken.onLost(lost::countDown);
-        assertThat(lost.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
-        assertThat(taken.isHeld()).isFalse();
+        boolean local;
+        try {
+            // Released with 2 of 1 in use, the permit goes to nobody: a waiter that took it over locally loses it.
+            Lease taken = waiter.get(BOUND_SECONDS, TimeUnit.SECONDS);
+            CountDownLatch lost = new CountDownLatch(1);
+            taken.onLost(lost::countDown);
+            assertThat(lost.await(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+            assertThat(taken.isHeld()).isFalse();
+            local = true;
+        } catch (ExecutionException e) {
+            assertThat(e).hasCauseInstanceOf(SemaphorePermitsException.class);
+            local = false;
+        }
         assertThat(second.confirm()).isTrue();
         assertThat(client().semaphore(name, 1).inspect().holders()).isEqualTo(1);
         assertThat(client().semaphore(name, 1).tryAcquire(1)).isEmpty();
         assertThat(second.release()).isTrue();
         assertThat(client().semaphore(name, 1).tryAcquire(1)).isPresent();
+        return local;
     }
 }
