@@ -3,25 +3,14 @@ package dev.warden.integration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.warden.LockClient;
-import dev.warden.LockConfig;
-import dev.warden.redisserver.RedisServerExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.integration.leader.DefaultCandidate;
 import org.springframework.integration.leader.event.AbstractLeaderEvent;
-import org.springframework.integration.leader.event.DefaultLeaderEventPublisher;
 import org.springframework.integration.leader.event.OnFailedToAcquireMutexEvent;
 import org.springframework.integration.leader.event.OnGrantedEvent;
 import org.springframework.integration.leader.event.OnRevokedEvent;
@@ -32,31 +21,12 @@ import org.springframework.integration.support.leader.LockRegistryLeaderInitiato
  * its {@code LockRegistryLeaderInitiatorTests} (start and stop, one leader of two, a yield that hands over),
  * written from its documented behaviour against a real Redis; and what it does when the leader's lease is lost.
  */
-@Timeout(60)
-class LockRegistryLeaderInitiatorTest {
-    private static final AtomicInteger ROLES = new AtomicInteger();
-    private static final Duration WAIT = Duration.ofSeconds(10);
-    @RegisterExtension
-    static final RedisServerExtension REDIS = new RedisServerExtension();
-    private final List<LockClient> clients = new ArrayList<>();
+class LockRegistryLeaderInitiatorTest extends LeaderTestSupport {
     private final List<LockRegistryLeaderInitiator> initiators = new ArrayList<>();
-    /**
-     * The leader events each initiator published, in order. Apart, because two initiators are as two processes: a
-     * new leader, woken by the release in Redis, may publish its granted event before the old one its revoked.
-     */
-    private final Map<Object, BlockingQueue<AbstractLeaderEvent>> events = new ConcurrentHashMap<>();
-    private LockClient observer;
-
-    @BeforeEach
-    void empty() {
-        REDIS.server().call("FLUSHALL");
-        observer = client();
-    }
 
     @AfterEach
-    void close() {
+    void stopInitiators() {
         initiators.forEach(LockRegistryLeaderInitiator::destroy);
-        clients.forEach(LockClient::close);
     }
 
     @Test
@@ -135,30 +105,13 @@ class LockRegistryLeaderInitiatorTest {
         assertThat(a.getContext().isLeader()).isFalse();
     }
 
-    private AbstractLeaderEvent next(Class<? extends AbstractLeaderEvent> type, LockRegistryLeaderInitiator from)
-            throws InterruptedException {
-        AbstractLeaderEvent event = events(from).poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        assertThat(event).as("a %s within %s", type.getSimpleName(), WAIT).isNotNull();
-        assertThat(event).isInstanceOf(type);
-        assertThat(event.getSource()).isSameAs(from);
-        return event;
-    }
-
-    private BlockingQueue<AbstractLeaderEvent> events(Object source) {
-        return events.computeIfAbsent(source, s -> new LinkedBlockingQueue<>());
-    }
-
     /** An initiator on a registry of its own client, as in another process. */
     private LockRegistryLeaderInitiator initiator(String role, String id) {
         LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(
                 new WardenLockRegistry(client(), "leaders"), new DefaultCandidate(id, role));
         initiator.setHeartBeatMillis(100);
         initiator.setBusyWaitMillis(50);
-        initiator.setLeaderEventPublisher(new DefaultLeaderEventPublisher(event -> {
-            if (event instanceof AbstractLeaderEvent leader) {
-                events(leader.getSource()).add(leader);
-            }
-        }));
+        initiator.setLeaderEventPublisher(recordingPublisher());
         initiators.add(initiator);
         return initiator;
     }
@@ -166,13 +119,6 @@ class LockRegistryLeaderInitiatorTest {
     private LockClient client() {
         // Leases renewed every second: a forced release is found by the watchdog within about that, if not first
         // by a heartbeat's re-entry.
-        LockClient client = LockClient.create(LockConfig.builder().redisUri(REDIS.server().uri())
-                .defaultLease(Duration.ofSeconds(3)).build());
-        clients.add(client);
-        return client;
-    }
-
-    private static String role() {
-        return "role-" + ROLES.incrementAndGet();
+        return client(Duration.ofSeconds(3));
     }
 }

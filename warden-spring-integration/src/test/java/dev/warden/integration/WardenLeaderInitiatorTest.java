@@ -4,23 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.warden.Leadership;
 import dev.warden.LockClient;
-import dev.warden.LockConfig;
-import dev.warden.redisserver.RedisServerExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.event.EventListener;
@@ -37,31 +29,12 @@ import org.springframework.integration.support.SmartLifecycleRoleController;
  * {@link DefaultLeaderEventPublisher}, with the epoch in their context; and in a Spring context, the
  * {@code @EventListener}s and role-based endpoints that listen for them.
  */
-@Timeout(60)
-class WardenLeaderInitiatorTest {
-    private static final AtomicInteger ROLES = new AtomicInteger();
-    private static final Duration WAIT = Duration.ofSeconds(10);
-    @RegisterExtension
-    static final RedisServerExtension REDIS = new RedisServerExtension();
-    private final List<LockClient> clients = new ArrayList<>();
+class WardenLeaderInitiatorTest extends LeaderTestSupport {
     private final List<WardenLeaderInitiator> initiators = new ArrayList<>();
-    /**
-     * The leader events each initiator published, in order. Apart, because two initiators are as two processes: a
-     * new leader, woken by the release in Redis, may publish its granted event before the old one its revoked.
-     */
-    private final Map<Object, BlockingQueue<AbstractLeaderEvent>> events = new ConcurrentHashMap<>();
-    private LockClient observer;
-
-    @BeforeEach
-    void empty() {
-        REDIS.server().call("FLUSHALL");
-        observer = client();
-    }
 
     @AfterEach
-    void close() {
+    void stopInitiators() {
         initiators.forEach(WardenLeaderInitiator::stop);
-        clients.forEach(LockClient::close);
     }
 
     @Test
@@ -242,26 +215,15 @@ class WardenLeaderInitiatorTest {
 
     private WardenLeaderContext next(Class<? extends AbstractLeaderEvent> type, WardenLeaderInitiator from)
             throws InterruptedException {
-        AbstractLeaderEvent event = events(from).poll(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        assertThat(event).as("a leader event within %s", WAIT).isNotNull();
-        assertThat(event).isInstanceOf(type);
-        assertThat(event.getSource()).isSameAs(from);
+        AbstractLeaderEvent event = next(type, (Object) from);
         assertThat(event.getRole()).isEqualTo(from.getRole());
         return (WardenLeaderContext) event.getContext();
     }
 
     private WardenLeaderInitiator initiator(WardenLeaderInitiator initiator) {
-        initiator.setLeaderEventPublisher(new DefaultLeaderEventPublisher(event -> {
-            if (event instanceof AbstractLeaderEvent leader) {
-                events(leader.getSource()).add(leader);
-            }
-        }));
+        initiator.setLeaderEventPublisher(recordingPublisher());
         initiators.add(initiator);
         return initiator;
-    }
-
-    private BlockingQueue<AbstractLeaderEvent> events(Object source) {
-        return events.computeIfAbsent(source, s -> new LinkedBlockingQueue<>());
     }
 
     private void awaitQueued(String role, int candidates) throws InterruptedException {
@@ -282,19 +244,5 @@ class WardenLeaderInitiatorTest {
 
     private LockClient client() {
         return client(null);
-    }
-
-    private LockClient client(Duration lease) {
-        LockConfig.Builder builder = LockConfig.builder().redisUri(REDIS.server().uri());
-        if (lease != null) {
-            builder.defaultLease(lease);
-        }
-        LockClient client = LockClient.create(builder.build());
-        clients.add(client);
-        return client;
-    }
-
-    private static String role() {
-        return "role-" + ROLES.incrementAndGet();
     }
 }
