@@ -25,8 +25,9 @@ import java.util.Optional;
  * loaded machine the channel's end can fail it first ("Connection closed prematurely", or "RedisHandshakeHandler not
  * registered" when the close came before Lettuce looked at its pipeline), which would report a wrong password as a
  * network failure. Seen here in about 1 of 100 connects with a spinning thread per core, often several in a row, so
- * a retry does not help; this probe is one blocking {@code AUTH} on its own socket, with no race. Plain TCP to one
- * server only: not over TLS, a Unix socket, Sentinel or a cluster, whose failures keep Lettuce's words.
+ * a retry does not help; this probe is one blocking {@code AUTH} (or {@code PING}) on its own socket, with no race.
+ * Plain TCP to one server or to the sentinels only: not over TLS, a Unix socket or a cluster, whose failures keep
+ * Lettuce's words.
  */
 final class HandshakeProbe {
     private HandshakeProbe() {
@@ -39,42 +40,64 @@ final class HandshakeProbe {
      * @return true for Lettuce's two reports of a handshake cut short, with no server's answer among the causes
      */
     static boolean cut(Throwable failure) {
-        boolean cut = false;
-        for (Throwable e = failure; e != null; e = e.getCause()) {
-            if (e instanceof RedisCommandExecutionException) {
-                return false;
-            }
-            String message = String.valueOf(e.getMessage());
-            cut |= e instanceof RedisConnectionException && message.equals("Connection closed prematurely")
-                    || e instanceof IllegalStateException && message.equals("RedisHandshakeHandler not registered");
-        }
-        return cut;
+        return cut(failure, 0) == Boolean.TRUE;
     }
 
     /**
-     * Sends {@code AUTH} with the URI's credentials over a socket of its own and returns the server's error reply.
+     * Over the causes and what each suppressed (Lettuce puts each sentinel's failure there): TRUE for a cut
+     * handshake, FALSE for a server's answer (which ends the search), null for neither.
+     */
+    private static Boolean cut(Throwable failure, int depth) {
+        Boolean found = null;
+        for (Throwable e = failure; e != null && depth < 16; e = e.getCause(), depth++) {
+            if (e instanceof RedisCommandExecutionException) {
+                return Boolean.FALSE;
+            }
+            String message = String.valueOf(e.getMessage());
+            if (e instanceof RedisConnectionException && message.equals("Connection closed prematurely")
+                    || e instanceof IllegalStateException && message.equals("RedisHandshakeHandler not registered")) {
+                found = Boolean.TRUE;
+            }
+            for (Throwable suppressed : e.getSuppressed()) {
+                Boolean inner = cut(suppressed, depth + 1);
+                if (inner == Boolean.FALSE) {
+                    return Boolean.FALSE;
+                }
+                found = inner == Boolean.TRUE ? Boolean.TRUE : found;
+            }
+        }
+        return found;
+    }
+
+    /**
+     * Sends what a connect's handshake first depends on over a socket of its own, {@code AUTH} with the URI's
+     * credentials or, without any, {@code PING}, and returns the server's error reply.
      *
-     * @param uri     a plain {@code redis://} URI of one server, with a password
+     * @param uri     a plain {@code redis://} URI of one server (or one sentinel)
      * @param timeout for connecting and for the reply
-     * @return the error the server answered (such as {@code "WRONGPASS invalid username-password pair..."}); empty
-     *         if it accepted them, the URI has none or is not plain TCP, or the probe itself failed
+     * @return the error the server answered (such as {@code "WRONGPASS invalid username-password pair..."} or
+     *         {@code "NOAUTH Authentication required."}); empty if it answered without one, the URI is not plain
+     *         TCP, or the probe itself failed
      */
     static Optional<String> refusal(RedisURI uri, Duration timeout) {
         if (uri.isSsl() || uri.getSocket() != null || uri.getHost() == null || uri.getCredentialsProvider() == null) {
             return Optional.empty();
         }
         RedisCredentials credentials = uri.getCredentialsProvider().resolveCredentials().block(timeout);
+        List<byte[]> command = new ArrayList<>();
+        byte[] password = new byte[0];
         if (credentials == null || !credentials.hasPassword()) {
-            return Optional.empty();
+            command.add(bytes("PING"));
+        } else {
+            command.add(bytes("AUTH"));
+            if (credentials.hasUsername()) {
+                command.add(bytes(credentials.getUsername()));
+            }
+            ByteBuffer encoded = StandardCharsets.UTF_8.encode(CharBuffer.wrap(credentials.getPassword()));
+            password = Arrays.copyOf(encoded.array(), encoded.limit());
+            Arrays.fill(encoded.array(), (byte) 0);
+            command.add(password);
         }
-        List<byte[]> command = new ArrayList<>(List.of(bytes("AUTH")));
-        if (credentials.hasUsername()) {
-            command.add(bytes(credentials.getUsername()));
-        }
-        ByteBuffer encoded = StandardCharsets.UTF_8.encode(CharBuffer.wrap(credentials.getPassword()));
-        byte[] password = Arrays.copyOf(encoded.array(), encoded.limit());
-        Arrays.fill(encoded.array(), (byte) 0);
-        command.add(password);
         int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), millis);

@@ -99,10 +99,13 @@ public final class Server {
      * there is one; the failure as it is otherwise.
      */
     private static RuntimeException withLostRefusal(RuntimeException failure, LockConfig config, RedisURI uri) {
-        if (config.topology() != LockConfig.Topology.SINGLE || !HandshakeProbe.cut(failure)) {
+        if (config.topology() == LockConfig.Topology.CLUSTER || !HandshakeProbe.cut(failure)) {
             return failure;
         }
-        return HandshakeProbe.refusal(uri, config.commandTimeout()).<RuntimeException>map(refusal -> {
+        // Through Sentinel, the first handshakes are with the sentinels.
+        List<RedisURI> asked = uri.getSentinels().isEmpty() ? List.of(uri) : uri.getSentinels();
+        return asked.stream().map(one -> HandshakeProbe.refusal(one, config.commandTimeout()))
+                .flatMap(java.util.Optional::stream).findFirst().<RuntimeException>map(refusal -> {
             RedisConnectionException found = new RedisConnectionException(failure.getMessage(),
                     new RedisCommandExecutionException(refusal));
             found.addSuppressed(failure);

@@ -37,6 +37,26 @@ class HandshakeProbeTest {
                 new RedisCommandExecutionException("WRONGPASS invalid username-password pair")))).isFalse();
         assertThat(HandshakeProbe.cut(new RedisConnectionException("Unable to connect to 127.0.0.1:1",
                 new java.net.ConnectException("Connection refused")))).isFalse();
+        // Lettuce reports each sentinel's failure as suppressed by "Cannot connect to a Redis Sentinel".
+        RedisConnectionException sentinels = new RedisConnectionException("Cannot connect to a Redis Sentinel");
+        sentinels.addSuppressed(new RedisConnectionException("Unable to connect to 127.0.0.1:1",
+                new RedisConnectionException("Connection closed prematurely")));
+        assertThat(HandshakeProbe.cut(sentinels)).isTrue();
+        sentinels.addSuppressed(new RedisConnectionException("Unable to connect to 127.0.0.1:2",
+                new RedisCommandExecutionException("NOAUTH Authentication required.")));
+        assertThat(HandshakeProbe.cut(sentinels)).isFalse();
+    }
+
+    @Test
+    void withoutCredentialsAServerThatWantsThemAnswersNoauth() {
+        RedisServer guarded = RedisServer.start();
+        try {
+            guarded.call("CONFIG", "SET", "requirepass", "secret");
+            assertThat(HandshakeProbe.refusal(RedisURI.create(guarded.host(), guarded.port()), TIMEOUT))
+                    .hasValueSatisfying(answer -> assertThat(answer).startsWith("NOAUTH"));
+        } finally {
+            guarded.close();
+        }
     }
 
     @Test
