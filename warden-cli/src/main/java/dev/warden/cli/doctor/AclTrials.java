@@ -54,6 +54,7 @@ final class AclTrials {
             "try('HSET', 'HSET', KEYS[3], 'doctor', '1')",
             "try('PEXPIRE', 'PEXPIRE', KEYS[3], 10000)",
             "try('HGET', 'HGET', KEYS[3], 'doctor')",
+            "try('HMGET', 'HMGET', KEYS[3], 'doctor', 'used')",
             "try('HINCRBY', 'HINCRBY', KEYS[3], 'used', 1)",
             "try('HGETALL', 'HGETALL', KEYS[3])",
             "try('HVALS', 'HVALS', KEYS[3])",

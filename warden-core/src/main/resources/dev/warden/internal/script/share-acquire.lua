@@ -13,25 +13,27 @@
 -- queued before it}.
 local state, holders, queue, registrations = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local token, permits, retention = ARGV[1], tonumber(ARGV[8]), tonumber(ARGV[12])
-local used, expired = expire_holders(state, holders, tonumber(redis.call('HGET', state, 'used')) or 0)
-if expired then
+-- The caller's entry and, for a downgrade, the writer's: read at once with the rest of the state.
+local read = read_state(state, holders, ARGV[11] ~= '' and {token, ARGV[11]} or {token})
+local used = read.used
+if read.expired then
   redis.call('HSET', state, 'used', used)
 end
 -- Only a waiter's later try can find its token granted already: a first try's token is new. A grant stands even if
 -- the capacity changed since it queued (share-resize.lua): it was lent within the new one.
 local mine
 if ARGV[3] == '2' then
-  mine = select(2, parse_holder(redis.call('HGET', state, token)))
+  mine = select(2, parse_holder(read.entries[1]))
 end
 if mine then
   return {1, mine, math.max(tonumber(redis.call('ZSCORE', holders, token)) - now_ms(), 0)}
 end
-local cap = settle_capacity(state, queue, registrations, ARGV[9], used, retention)
+local cap = settle_capacity(state, queue, registrations, ARGV[9], read.cap, used, retention)
 if type(cap) == 'table' then return cap end
 -- A writer that takes the read lock (a downgrade) comes before the queue, which waits for that writer anyway.
 local companion = false
 if ARGV[11] ~= '' then
-  local held = parse_holder(redis.call('HGET', state, ARGV[11]))
+  local held = parse_holder(read.entries[2])
   companion = held ~= nil and held >= cap
 end
 local first = companion
@@ -54,8 +56,7 @@ if first and (companion or used + permits <= cap) then
   end
   local lease = tonumber(ARGV[2])
   local ends = now_ms() + lease
-  local last = lend(state, holders, token, permits, ends, cap, ARGV[10],
-    tonumber(redis.call('HGET', state, 'fence')) or 0)
+  local last = lend(state, holders, token, permits, ends, cap, ARGV[10], read.fence)
   retain(state, holders, ends, retention)
   -- Readers (or small requests) queued right behind this one may share the lock with it.
   used = grant_waiters(state, holders, queue, registrations, used + permits, cap, ARGV[10], last, retention,

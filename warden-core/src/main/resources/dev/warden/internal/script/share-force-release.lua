@@ -4,8 +4,9 @@
 -- the whole capacity: writers) or "part" (the others: readers); ARGV[2] the kind of lock, ARGV[3] fence retention
 -- ms, ARGV[4] grant channel, ARGV[5] the publish command.
 -- Returns the highest fence of the holders removed (0 if none had one), or -1 if none was removed.
-local used = expire_holders(KEYS[1], KEYS[2], tonumber(redis.call('HGET', KEYS[1], 'used')) or 0)
-local cap = tonumber(redis.call('HGET', KEYS[1], 'cap'))
+local read = read_state(KEYS[1], KEYS[2], {})
+local used = read.used
+local cap = tonumber(read.cap)
 if not cap then return -1 end
 local removed = -1
 for _, token in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
@@ -17,7 +18,7 @@ for _, token in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
     removed = math.max(removed, fence)
   end
 end
-used = grant_waiters(KEYS[1], KEYS[2], KEYS[3], KEYS[4], used, cap, ARGV[2], nil, tonumber(ARGV[3]), ARGV[4],
+used = grant_waiters(KEYS[1], KEYS[2], KEYS[3], KEYS[4], used, cap, ARGV[2], read.fence, tonumber(ARGV[3]), ARGV[4],
   ARGV[5])
 redis.call('HSET', KEYS[1], 'used', used)
 return removed

@@ -10,14 +10,16 @@
 -- in use are above a semaphore's lowered number (share-resize.lua); or -1 if the holder's token held nothing (ended,
 -- or forced out): then every lease is lost, and what a release granted the waiters meanwhile is given back.
 local state, holders, queue, registrations, old = KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1]
-local used, freed = expire_holders(state, holders, tonumber(redis.call('HGET', state, 'used')) or 0)
-local held = parse_holder(redis.call('HGET', state, old))
-local cap = tonumber(redis.call('HGET', state, 'cap'))
--- The waiters leave the queue, all at once: every one is of this client.
+-- The waiters' tokens; the state, the holder's entry and the waiters' are read at once.
 local tokens = {}
 for i = 7, #ARGV, 2 do
   tokens[#tokens + 1] = ARGV[i]
 end
+local read = read_state(state, holders, {old, unpack(tokens)})
+local used, freed = read.used, read.expired
+local held = parse_holder(read.entries[1])
+local cap = tonumber(read.cap)
+-- The waiters leave the queue, all at once: every one is of this client.
 local left = redis.call('ZREM', queue, unpack(tokens))
 if left > 0 then
   redis.call('HDEL', registrations, unpack(tokens))
@@ -31,13 +33,13 @@ if held then
   redis.call('HDEL', state, old)
   redis.call('ZREM', holders, old)
   used = used - held
-  last = tonumber(redis.call('HGET', state, 'fence')) or 0
+  last = read.fence
 end
 local fences, entries, members = {}, {}, {}
 local issued = false
 for i = 7, #ARGV, 2 do
   local new, permits = ARGV[i], tonumber(ARGV[i + 1])
-  local granted, fence = parse_holder(redis.call('HGET', state, new))
+  local granted, fence = parse_holder(read.entries[(i - 5) / 2 + 1])
   if granted and held then
     if ends > tonumber(redis.call('ZSCORE', holders, new)) then
       redis.call('ZADD', holders, ends, new)
@@ -77,7 +79,7 @@ if #entries > 0 then
   redis.call('ZADD', holders, unpack(members))
 end
 if freed and cap then
-  used = grant_waiters(state, holders, queue, registrations, used, cap, ARGV[2], last, tonumber(ARGV[3]),
+  used = grant_waiters(state, holders, queue, registrations, used, cap, ARGV[2], last or read.fence, tonumber(ARGV[3]),
     ARGV[4], ARGV[5])
 end
 if held or freed then

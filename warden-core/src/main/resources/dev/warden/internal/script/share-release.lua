@@ -6,20 +6,21 @@
 -- releasing client's id: its waiters' grants are answered rather than published.
 -- Returns 1 if released, 0 if the token held nothing (expired, or forced out): plain integers; or, if it granted
 -- waiters of the releasing client, {1, "<token>:<fence>:<arm>" per such grant}.
-local used, expired = expire_holders(KEYS[1], KEYS[2], tonumber(redis.call('HGET', KEYS[1], 'used')) or 0)
-local permits = parse_holder(redis.call('HGET', KEYS[1], ARGV[1]))
+local read = read_state(KEYS[1], KEYS[2], {ARGV[1]})
+local used = read.used
+local permits = parse_holder(read.entries[1])
 if not permits then
-  if expired then redis.call('HSET', KEYS[1], 'used', used) end
+  if read.expired then redis.call('HSET', KEYS[1], 'used', used) end
   dequeue(KEYS[3], KEYS[4], ARGV[1])
   return 0
 end
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 used = used - permits
-local cap = tonumber(redis.call('HGET', KEYS[1], 'cap'))
+local cap = tonumber(read.cap)
 local listed = {}
 if cap then
-  used, listed = grant_waiters(KEYS[1], KEYS[2], KEYS[3], KEYS[4], used, cap, ARGV[2], nil, tonumber(ARGV[3]),
+  used, listed = grant_waiters(KEYS[1], KEYS[2], KEYS[3], KEYS[4], used, cap, ARGV[2], read.fence, tonumber(ARGV[3]),
     ARGV[4], ARGV[5], ARGV[6])
 end
 redis.call('HSET', KEYS[1], 'used', used)

@@ -10,15 +10,17 @@
 -- settle_capacity.
 local state, holders, queue, registrations = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local retention = tonumber(ARGV[4])
-local before = tonumber(redis.call('HGET', state, 'cap')) or 0
-local used, expired = expire_holders(state, holders, tonumber(redis.call('HGET', state, 'used')) or 0)
-if expired then redis.call('HSET', state, 'used', used) end
-local cap = settle_capacity(state, queue, registrations, ARGV[1], used, retention)
+local read = read_state(state, holders, {})
+local before = tonumber(read.cap) or 0
+local used = read.used
+if read.expired then redis.call('HSET', state, 'used', used) end
+local cap = settle_capacity(state, queue, registrations, ARGV[1], read.cap, used, retention)
 if type(cap) == 'table' then return cap end
 local new = tonumber(ARGV[2])
 redis.call('HSET', state, 'cap', ARGV[2])
 if new > cap then
-  used = grant_waiters(state, holders, queue, registrations, used, new, ARGV[3], nil, retention, ARGV[5], ARGV[6])
+  used = grant_waiters(state, holders, queue, registrations, used, new, ARGV[3], read.fence, retention, ARGV[5],
+    ARGV[6])
   redis.call('HSET', state, 'used', used)
 end
 return {before, used}

@@ -18,20 +18,34 @@ local function parse_holder(entry)
   return tonumber(permits), tonumber(fence)
 end
 
--- Removes the holders whose lease ended by the server's clock from the permits lent, `used`; returns the permits
--- still lent and whether any holder was removed. The caller writes "used" back.
-local function expire_holders(state, holders, used)
+-- Removes the holders whose lease ended by the server's clock; returns the permits they had, which the caller takes
+-- off "used" and writes back, and whether any holder was removed.
+local function expire_holders(state, holders)
   local ended = redis.call('ZRANGEBYSCORE', holders, '-inf', now_ms())
-  if #ended == 0 then return used, false end
+  if #ended == 0 then return 0, false end
+  local removed = 0
   for _, token in ipairs(ended) do
     local permits = parse_holder(redis.call('HGET', state, token))
     if permits then
-      used = used - permits
+      removed = removed + permits
       redis.call('HDEL', state, token)
     end
   end
   redis.call('ZREMRANGEBYSCORE', holders, '-inf', now_ms())
-  return used, true
+  return removed, true
+end
+
+-- The state after expire_holders, read in one HMGET: `used` the permits still lent (a number), `cap` the stored
+-- capacity (text, or false for none), `fence` the last fence issued (a number, 0 for none), `expired` whether a
+-- holder was removed (the caller writes "used" back then), and `entries` the entries of `tokens` in their order
+-- (each text, or false for a token that holds nothing).
+local function read_state(state, holders, tokens)
+  local removed, expired = expire_holders(state, holders)
+  local got = redis.call('HMGET', state, 'used', 'cap', 'fence', unpack(tokens))
+  local entries = {}
+  for i = 1, #tokens do entries[i] = got[i + 3] end
+  return {used = (tonumber(got[1]) or 0) - removed, cap = got[2], fence = tonumber(got[3]) or 0, expired = expired,
+          entries = entries}
 end
 
 -- Lends `permits` of the capacity `cap` to `token` until `ends` (server ms), after the fence `last` (a number).
@@ -108,12 +122,11 @@ local function waiter_queued(queue, registrations)
   end
 end
 
--- The lock's capacity as the caller names it, `cap` (text), with `used` permits lent (after expire_holders). It is
--- stored if none is, and replaces a stored one that differs while the lock is not in use (no live holder, no live
--- waiter): nothing depends on the old number then. A new state lives `retention` ms. While in use, a stored capacity
--- that differs is an error reply "WARDEN-PERMITS <stored> <cap>".
-local function settle_capacity(state, queue, registrations, cap, used, retention)
-  local stored = redis.call('HGET', state, 'cap')
+-- The lock's capacity as the caller names it, `cap` (text), with `used` permits lent and `stored` the capacity stored
+-- (read_state's). It is stored if none is, and replaces a stored one that differs while the lock is not in use (no
+-- live holder, no live waiter): nothing depends on the old number then. A new state lives `retention` ms. While in
+-- use, a stored capacity that differs is an error reply "WARDEN-PERMITS <stored> <cap>".
+local function settle_capacity(state, queue, registrations, cap, stored, used, retention)
   if stored ~= cap then
     if stored and (used > 0 or waiter_queued(queue, registrations)) then
       return redis.error_reply('WARDEN-PERMITS ' .. stored .. ' ' .. cap)
@@ -125,8 +138,8 @@ local function settle_capacity(state, queue, registrations, cap, used, retention
 end
 
 -- Lends to the queue's oldest live waiters, in order, while their permits fit in `used` of `cap`, after the fence
--- `last` (nil: the state's, read when first needed); each is told "<token>:<fence>:<arm>" on its client's channel
--- ("<channel>:<client id>"), but a waiter of the client `mine` (nil: none) is listed instead, for the caller's reply.
+-- `last` (a number); each is told "<token>:<fence>:<arm>" on its client's channel ("<channel>:<client id>"), but
+-- a waiter of the client `mine` (nil: none) is listed instead, for the caller's reply.
 -- A waiter that does not fit stops the grants, so that a large request is not passed by smaller ones, nor a writer
 -- by readers. Returns the permits lent after (which the caller writes as "used"), and the grants listed.
 local function grant_waiters(state, holders, queue, registrations, used, cap, kind, last, retention, channel,
@@ -144,7 +157,6 @@ local function grant_waiters(state, holders, queue, registrations, used, cap, ki
       redis.call('ZREM', queue, head)
       unregister(registrations, head, entry)
       local ends = now_ms() + tonumber(grant)
-      last = last or tonumber(redis.call('HGET', state, 'fence')) or 0
       last = lend(state, holders, head, permits, ends, cap, kind, last)
       latest = math.max(latest, ends)
       used = used + permits
