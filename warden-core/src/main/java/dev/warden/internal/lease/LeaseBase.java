@@ -49,6 +49,11 @@ public abstract class LeaseBase implements Lease {
     private static final AtomicIntegerFieldUpdater<LeaseBase> STATE =
             AtomicIntegerFieldUpdater.newUpdater(LeaseBase.class, "state");
 
+    /**
+     * HELD, then RELEASING, RELEASED or LOST: HELD is left only by compare-and-set (STATE), so one caller starts the
+     * release or the loss; RELEASING ends as RELEASED, written by that release alone, or as LOST by compare-and-set
+     * ({@link #lose(String)}, as when a release finds the lease gone). Read without a lock.
+     */
     private volatile int state = HELD;
     /** The lease that renewals set. */
     public final long leaseMillis;
