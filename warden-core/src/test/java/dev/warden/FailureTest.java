@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.warden.redisserver.RedisServer;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -74,14 +76,16 @@ class FailureTest extends RedisTestSupport {
         String name = uniqueName();
         DistributedLock lock = client(b -> b.commandTimeout(Duration.ofMillis(200))).lock(name);
         lock.tryAcquire().orElseThrow().release();
-        // The server answers late: the acquire may run there after the client gave up on it.
-        Thread slow = new Thread(() -> server.call("DEBUG", "SLEEP", "0.5"));
-        slow.start();
-        // A head start for DEBUG SLEEP, so that the acquire reaches a server already asleep: a server asleep cannot
-        // be asked whether it is, so this is a guess (which the assertions below do not depend on).
-        Thread.sleep(50);
-        assertThatThrownBy(lock::tryAcquire).isInstanceOf(LockTimeoutException.class);
-        slow.join();
+        // The server answers late: paused (SIGSTOP) before the acquire is sent, resumed 500 ms later, it runs the
+        // acquire after the client gave up on it.
+        server.pause();
+        CompletableFuture<Void> resumed = CompletableFuture.runAsync(server::resume,
+                CompletableFuture.delayedExecutor(500, TimeUnit.MILLISECONDS));
+        try {
+            assertThatThrownBy(lock::tryAcquire).isInstanceOf(LockTimeoutException.class);
+        } finally {
+            resumed.get(5, TimeUnit.SECONDS);
+        }
         assertThat(eventually(Duration.ofSeconds(3), () -> !client().lock(name).isLocked())).isTrue();
     }
 
@@ -152,7 +156,7 @@ class FailureTest extends RedisTestSupport {
                 return false;
             }
         })).isTrue();
-        Lease next = waiter.get(20, java.util.concurrent.TimeUnit.SECONDS);
+        Lease next = waiter.get(20, TimeUnit.SECONDS);
         assertThat(next.isHeld()).isTrue();
         next.release();
     }

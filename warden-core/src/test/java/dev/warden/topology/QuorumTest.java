@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -136,16 +137,15 @@ class QuorumTest {
     void aMajorityThatGrantsOnlyAfterTheLeaseRanOutGrantsNothingAndIsReleasedEverywhere() throws Exception {
         start(3);
         DistributedLock lock = client(b -> b.commandTimeout(Duration.ofSeconds(3))).lock("late");
-        // Two of three servers stall for longer than the lease: their grants come back after it ran out.
-        List<Thread> stalls = new ArrayList<>();
+        // Two of three servers stall (SIGSTOP, before the acquire is sent) for longer than the lease, 700 ms: their
+        // grants come back after it ran out.
+        List<CompletableFuture<Void>> stalls = new ArrayList<>();
         for (int i = 1; i <= 2; i++) {
             RedisServer server = servers.get(i);
-            stalls.add(new Thread(() -> server.call("DEBUG", "SLEEP", "0.8")));
+            server.pause();
+            stalls.add(CompletableFuture.runAsync(server::resume,
+                    CompletableFuture.delayedExecutor(700, TimeUnit.MILLISECONDS)));
         }
-        stalls.forEach(Thread::start);
-        // A head start for DEBUG SLEEP, so that the acquire reaches servers already asleep: a server asleep cannot
-        // be asked whether it is, so this is a guess.
-        Thread.sleep(100);
         long start = System.nanoTime();
         Optional<Lease> lease = lock.tryAcquire(Duration.ZERO, Duration.ofMillis(500));
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -160,8 +160,8 @@ class QuorumTest {
         for (RedisServer server : servers) {
             assertThat(isFreeOrAbsent(server.call("GET", "warden:{late}"))).as("server %d", server.port()).isTrue();
         }
-        for (Thread stall : stalls) {
-            stall.join(5_000);
+        for (CompletableFuture<Void> stall : stalls) {
+            stall.get(5, TimeUnit.SECONDS);
         }
     }
 
