@@ -74,3 +74,19 @@ local function free(key, fence, retention)
     redis.call('SET', key, fence, 'PX', retention)
   end
 end
+
+-- Frees a held lock (see free) and wakes the clients that wait on it where waiters do not queue (replica
+-- acknowledgements; their registrations are the sorted set `waiters`, see acquire.lua): a wake-up, `message` on
+-- `channel` by the command `publish` (PUBLISH, or SPUBLISH in a Redis 7 cluster), is published only while one of
+-- their registrations is live, and the ended ones are removed.
+local function free_and_wake(key, fence, retention, waiters, publish, channel, message)
+  local waiting = 0
+  if redis.call('EXISTS', waiters) == 1 then
+    redis.call('ZREMRANGEBYSCORE', waiters, '-inf', now_ms())
+    waiting = redis.call('ZCARD', waiters)
+  end
+  free(key, fence, retention)
+  if waiting > 0 then
+    redis.call(publish, channel, message)
+  end
+end

@@ -82,13 +82,5 @@ if popped or ARGV[7] then
 end
 -- Clients of locks that do not queue (replica acknowledgements) may wait on the same name: wake them as release.lua
 -- does.
-local waiting = 0
-if redis.call('EXISTS', KEYS[2]) == 1 then
-  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now_ms())
-  waiting = redis.call('ZCARD', KEYS[2])
-end
-free(KEYS[1], fence, ARGV[2])
-if waiting > 0 then
-  redis.call(ARGV[5], ARGV[3], ARGV[4])
-end
+free_and_wake(KEYS[1], fence, ARGV[2], KEYS[2], ARGV[5], ARGV[3], ARGV[4])
 return 1
