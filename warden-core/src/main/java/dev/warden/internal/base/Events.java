@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -232,7 +233,8 @@ public final class Events {
         private final Events events;
         private final String lock;
         private final long startedAt;
-        private volatile boolean waited;
+        /** Whether the call waited, reported once however many of its tries find the lock held. */
+        private final AtomicBoolean waited = new AtomicBoolean();
 
         AcquireWatch(Events events, String lock, long startedAt) {
             this.events = events;
@@ -240,10 +242,9 @@ public final class Events {
             this.startedAt = startedAt;
         }
 
-        /** The call found the lock held and waits: reported once. */
+        /** The call found the lock held and waits: reported once, however often and from whichever thread told. */
         public void waiting() {
-            if (!waited) {
-                waited = true;
+            if (waited.compareAndSet(false, true)) {
                 events.waiting(lock);
             }
         }
@@ -268,7 +269,7 @@ public final class Events {
                 outcome = LockListener.Outcome.FAILED;
                 failure = Errors.translate(error, "acquire of lock '" + lock + "'");
             }
-            events.acquire(new LockListener.Acquire(lock, outcome, events.since(startedAt), waited, failure));
+            events.acquire(new LockListener.Acquire(lock, outcome, events.since(startedAt), waited.get(), failure));
         }
     }
 }

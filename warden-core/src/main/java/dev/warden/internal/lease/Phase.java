@@ -2,9 +2,11 @@ package dev.warden.internal.lease;
 
 /**
  * Where one acquisition stands, for every kind of lock: the single lock's ({@code Acquisition}), the shared lock's
- * ({@code ShareAcquisition}) and the quorum's ({@code QuorumAcquisition}). Each keeps one phase, guarded by its own
- * monitor and changed only through {@link #to}, which refuses a move the protocol never makes. An acquisition is
- * over once its result is done, whatever its phase.
+ * ({@code ShareAcquisition}), the quorum's ({@code QuorumAcquisition}) and the multi-lock's ({@code
+ * MultiAcquisition}, which is only ever idle, trying or granted). Each keeps one phase, guarded by its own monitor
+ * and changed only through {@link #to}, which refuses a move the protocol never makes; beside it, a waiter's
+ * {@link Standing} says whether it tried, listens, or left. An acquisition is over once its result is done, whatever
+ * its phase.
  */
 public enum Phase {
     /** No try in flight: before the first, or waiting for a wake-up, a grant or a timer. */

@@ -11,6 +11,7 @@ import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Futures;
 import dev.warden.internal.lease.LeaseBase;
 import dev.warden.internal.lease.Phase;
+import dev.warden.internal.lease.Standing;
 import dev.warden.internal.script.QuietRenewal;
 import dev.warden.internal.script.Registration;
 import dev.warden.internal.script.Replies;
@@ -88,11 +89,18 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
      * {@link #result} is done, whatever the phase.
      */
     private Phase phase = Phase.IDLE;
-    /** A wake-up came while a try was in flight or the waiter was reserved: try again after. Guarded by this. */
+    /**
+     * Whether it tried, listens on the lock's channel in this client's {@link Notifier}, or left; changed only by
+     * {@link #stand}. Where waiters queue, a waiter that tried may be registered in Redis until it leaves
+     * ({@link #registered}). Guarded by this.
+     */
+    private Standing standing = Standing.NEW;
+    /**
+     * Data of {@link Phase#TRYING} and {@link Phase#RESERVED}: a wake-up came meanwhile, so try again after; cleared
+     * by the next try's {@link #sending}. Guarded by this.
+     */
     private boolean woken;
-    /** Subscribed to the lock's channel in this client's {@link Notifier}. Guarded by this. */
-    private boolean joined;
-    /** The subscription this waiter joined, once joined. Guarded by this. */
+    /** The subscription this waiter joined, once {@link Standing#JOINED}. Guarded by this. */
     private CompletableFuture<Void> subscription;
     /**
      * The subscription after whose completion this waiter tried once: a try that then still registers it renewing
@@ -101,36 +109,31 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
      */
     private CompletableFuture<Void> triedAfter;
     /**
-     * Whether the last try registered this waiter quietly: when the holder's TTL it saw runs out, it takes part in
-     * its client's {@link QuietRefresh} of the lock instead of trying on its own. Guarded by this.
+     * Data of the registration, as the last answered try left it: whether it registered this waiter quietly. When
+     * the holder's TTL it saw runs out, a quiet waiter takes part in its client's {@link QuietRefresh} of the lock
+     * instead of trying on its own. Guarded by this.
      */
     private boolean quiet;
-    /** Whether the listener heard that this acquisition waits. Guarded by this. */
-    private boolean told;
     /** The wake-up or hold-back timer, if one is scheduled. Guarded by this. */
     private ScheduledFuture<?> timer;
     /** The channel's state when the first try was sent, to tell whether a release was missed. Guarded by this. */
     private Notifier.Mark markAtSend;
-    /** Where waiters queue: a try of this waiter may have registered it in Redis. Guarded by this. */
-    private boolean registered;
-    /**
-     * Whether a try was sent already: a waiter may then be registered, and leaves the waiters on acquiring. Guarded
-     * by this.
-     */
-    private boolean tried;
     /** Where waiters queue: when the last tries were sent, by try number modulo {@link #ARMS_KEPT}. Guarded by this. */
     private final long[] armSentAt = new long[ARMS_KEPT];
     /** Where waiters queue: the tries sent so far, each a new arm of the registration. Guarded by this. */
     private int arms;
 
     /**
+     * @param lock      the lock it acquires: its name, keys and mode
+     * @param context   what it uses of its client: scripts, notifier, in-flight requests, watchdog, clock, scheduler
      * @param waitNanos how long to wait: 0 for one try, negative for no limit
      * @param watch     told when the acquisition starts waiting
      */
-    Acquisition(RedisLock lock, long waitNanos, long leaseMillis, boolean renewing, Events.AcquireWatch watch) {
+    Acquisition(RedisLock lock, LockContext context, long waitNanos, long leaseMillis, boolean renewing,
+                Events.AcquireWatch watch) {
         this.watch = watch;
         this.lock = lock;
-        this.context = lock.context();
+        this.context = context;
         this.result = new DueFuture<>();
         this.leaseMillis = leaseMillis;
         this.renewing = renewing;
@@ -172,6 +175,20 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         phase = phase.to(next, "acquisition of lock '" + lock.name() + "'");
     }
 
+    /**
+     * The one place where the standing changes. Guarded by this.
+     *
+     * @throws IllegalStateException for a move backwards or out of {@link Standing#LEFT}: a bug, as for {@link #move}
+     */
+    private void stand(Standing next) {
+        standing = standing.to(next, "acquisition of lock '" + lock.name() + "'");
+    }
+
+    /** Where waiters queue: whether a try of this waiter may have registered it in Redis. Guarded by this. */
+    private boolean registered() {
+        return queued && waits && standing.tried();
+    }
+
     /** @return the current phase, for tests */
     synchronized Phase phase() {
         return phase;
@@ -179,7 +196,7 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
 
     /** @return whether this waiter is registered, subscribed and idle, with no try in flight: for tests */
     synchronized boolean waitingIdle() {
-        return phase == Phase.IDLE && joined && registered && !woken;
+        return phase == Phase.IDLE && standing == Standing.JOINED && registered() && !woken;
     }
 
     /**
@@ -217,7 +234,7 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
 
     /** Whether a refresh may renew this waiter's registration for it: idle and registered. Guarded by this. */
     private boolean refreshable() {
-        return phase == Phase.IDLE && !result.isDone() && joined && registered && !woken;
+        return phase == Phase.IDLE && !result.isDone() && standing == Standing.JOINED && registered() && !woken;
     }
 
     @Override
@@ -276,12 +293,12 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
                 woken = true;
                 return;
             }
-            if (queued && waits && tried && !forever && phase == Phase.IDLE
+            if (queued && waits && standing != Standing.NEW && !forever && phase == Phase.IDLE
                     && context.ticker().read() - deadline >= 0) {
                 // The wait is over: leave the queue with one request (a grant that reached this waiter meanwhile
                 // is passed on), with no last try.
                 expired = true;
-            } else if (phase == Phase.IDLE && fair && waits && !tried
+            } else if (phase == Phase.IDLE && fair && waits && standing == Standing.NEW
                     && context.notifier().defer(lock.keys(), this)) {
                 move(Phase.HELD_BACK);
                 long holdBack = forever ? HOLD_BACK_NANOS
@@ -291,9 +308,9 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
             } else {
                 undefer = phase == Phase.HELD_BACK;
                 sentAt = context.ticker().read();
-                kind = Scripts.Try.of(waits, tried);
+                kind = Scripts.Try.of(waits, standing != Standing.NEW);
                 arm = sending(sentAt);
-                if (!joined) {
+                if (standing != Standing.JOINED) {
                     // The notifier never calls a waiter under its own lock, so this order (waiter, then notifier)
                     // cannot deadlock.
                     markAtSend = waits ? context.notifier().mark(lock.keys(), queued) : null;
@@ -446,7 +463,6 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         }
         boolean join = false;
         boolean retry = false;
-        boolean tell = false;
         CompletableFuture<Void> retryAfter = null;
         Notifier.Mark mark = null;
         synchronized (this) {
@@ -456,9 +472,7 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
             }
             move(Phase.IDLE);
             this.quiet = quiet;
-            tell = !told;
-            told = true;
-            if (!joined) {
+            if (standing != Standing.JOINED) {
                 join = true;
                 mark = markAtSend;
             } else if (woken) {
@@ -475,9 +489,7 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
                         TimeUnit.NANOSECONDS);
             }
         }
-        if (tell) {
-            watch.waiting();
-        }
+        watch.waiting();
         if (join) {
             CompletableFuture<Void> joining = joinChannel();
             if (quiet || context.notifier().unbroken(context.notifier().channel(lock.keys(), queued), mark)) {
@@ -505,13 +517,19 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         }
     }
 
-    /** Joins the lock's channel in this client's notifier, once; returns the subscription. */
+    /**
+     * Joins the lock's channel in this client's notifier, once; returns the subscription. A waiter that left joins
+     * no more: a reply that comes after the acquisition ended would otherwise leave it in the channel.
+     */
     private CompletableFuture<Void> joinChannel() {
         synchronized (this) {
-            if (joined) {
+            if (standing == Standing.JOINED) {
                 return subscription;
             }
-            joined = true;
+            if (standing == Standing.LEFT) {
+                return CompletableFuture.completedFuture(null);
+            }
+            stand(Standing.JOINED);
             // The notifier never calls a waiter under its own lock, so this order (waiter, then notifier) cannot
             // deadlock.
             subscription = context.notifier().join(context.notifier().channel(lock.keys(), queued), this);
@@ -544,7 +562,7 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         synchronized (this) {
             // A handover carries no acknowledgement count, so locks that need one never take it (their waiters do
             // not queue, and nobody asks them).
-            if (result.isDone() || phase != Phase.IDLE || !joined || lock.replicas().required()) {
+            if (result.isDone() || phase != Phase.IDLE || standing != Standing.JOINED || lock.replicas().required()) {
                 return false;
             }
             move(Phase.RESERVED);
@@ -590,8 +608,8 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
             }
             move(Phase.GRANTED);
         }
-        RedisLease lease = new RedisLease(lock, token, fence, leaseMillis, renewing, sentAt, acks, grantedMillis,
-                upcoming);
+        RedisLease lease = new RedisLease(lock, context, token, fence, leaseMillis, renewing, sentAt, acks,
+                grantedMillis, upcoming);
         if (fair && waits) {
             context.notifier().holding(lock.keys(), token);
         }
@@ -667,13 +685,14 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         move(Phase.TRYING);
         woken = false;
         cancelTimer();
-        tried = true;
+        if (standing == Standing.NEW) {
+            stand(Standing.TRIED);
+        }
         if (!queued) {
             return 0;
         }
         int arm = arms++;
         armSentAt[arm % ARMS_KEPT] = sentAt;
-        registered |= waits;
         return arm;
     }
 
@@ -690,7 +709,7 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         int arm;
         synchronized (this) {
             // Only a waiter that has not tried yet: idle, or held back for the lease whose release asks.
-            if (result.isDone() || tried || (phase != Phase.IDLE && phase != Phase.HELD_BACK)) {
+            if (result.isDone() || standing != Standing.NEW || (phase != Phase.IDLE && phase != Phase.HELD_BACK)) {
                 return null;
             }
             arm = sending(sentAt);
@@ -771,10 +790,9 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         boolean deregister;
         synchronized (this) {
             cancelTimer();
-            wasJoined = joined;
-            joined = false;
-            deregister = passWake && registered && phase != Phase.GRANTED;
-            registered = false;
+            wasJoined = standing == Standing.JOINED;
+            deregister = passWake && registered() && phase != Phase.GRANTED;
+            stand(Standing.LEFT);
         }
         if (wasJoined) {
             context.notifier().leave(context.notifier().channel(lock.keys(), queued), this, passWake);

@@ -22,6 +22,7 @@ public final class RedisLease extends LeaseBase {
     static final long LOCAL_RUN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final RedisLock lock;
+    private final LockContext context;
     final LockKeys keys;
     final String token;
     final Replicas replicas;
@@ -57,17 +58,19 @@ public final class RedisLease extends LeaseBase {
     private volatile List<String> upcoming;
 
     /**
+     * @param lock          the lock it holds: its name, keys, mode and replicas
+     * @param context       what it uses of its client: scripts, notifier, in-flight requests, watchdog, clock
      * @param leaseMillis   the lease that renewals set
      * @param sentAt        when a request was sent that the grant came after: the lease started no earlier
      * @param grantedMillis the lease the grant set (shorter than {@code leaseMillis} for a fair grant, which the
      *                      first renewal extends)
      * @param upcoming      fair mode: the tokens queued behind this lease, if a release of this client told them
      */
-    public RedisLease(RedisLock lock, String token, long fence, long leaseMillis, boolean renewing, long sentAt,
-                      int acks,
-               long grantedMillis, List<String> upcoming) {
+    public RedisLease(RedisLock lock, LockContext context, String token, long fence, long leaseMillis,
+                      boolean renewing, long sentAt, int acks, long grantedMillis, List<String> upcoming) {
         super(leaseMillis, renewing, sentAt, grantedMillis);
         this.lock = lock;
+        this.context = context;
         this.replicas = lock.replicas();
         this.acks = acks;
         this.keys = lock.keys();
@@ -84,6 +87,7 @@ public final class RedisLease extends LeaseBase {
         super(from, now);
         this.upcoming = upcoming;
         this.lock = from.lock;
+        this.context = from.context;
         this.replicas = from.replicas;
         this.acks = 0;
         this.keys = from.keys;
@@ -141,7 +145,6 @@ public final class RedisLease extends LeaseBase {
             pending = new CompletableFuture<>();
             fenceRequest = pending;
         }
-        LockContext context = lock.context();
         context.inFlight().send(InFlight.Kind.WORK, () -> context.scripts().fence(keys, token, fenceFloor),
                 (issued, error) -> settleFence(pending, issued, error), error -> settleFence(pending, null, error));
         return pending;
@@ -181,26 +184,24 @@ public final class RedisLease extends LeaseBase {
 
     @Override
     public CompletableFuture<Boolean> releaseRequest() {
-        return lock.context().inFlight().track(InFlight.Kind.CLEANUP,
+        return context.inFlight().track(InFlight.Kind.CLEANUP,
                 () -> beginRelease() ? releaseHeld() : CompletableFuture.completedFuture(false));
     }
 
     @Override
     public CompletableFuture<Boolean> expireRequest(long millis, String operation) {
-        LockContext context = lock.context();
         return context.inFlight().track(InFlight.Kind.WORK,
                 () -> context.scripts().expire(keys, token, millis, replicas));
     }
 
     @Override
     public CompletableFuture<Boolean> heldRequest() {
-        LockContext context = lock.context();
         return context.inFlight().track(InFlight.Kind.WORK, () -> context.scripts().held(keys, token));
     }
 
     @Override
     public void moveDeadline(long sentAt, long millis) {
-        lock.context().watchdog().expiresAfter(this, sentAt, millis);
+        context.watchdog().expiresAfter(this, sentAt, millis);
     }
 
     /**
@@ -209,7 +210,6 @@ public final class RedisLease extends LeaseBase {
      */
     @Override
     public CompletableFuture<Boolean> releaseKeepingRequest(long keepMillis) {
-        LockContext context = lock.context();
         return context.inFlight().track(InFlight.Kind.CLEANUP, () -> {
             if (!beginRelease()) {
                 return CompletableFuture.completedFuture(false);
@@ -229,22 +229,21 @@ public final class RedisLease extends LeaseBase {
 
     /** The release that {@link #beginRelease()} started: through Redis, or a local handover. */
     private CompletableFuture<Boolean> releaseHeld() {
-        LockContext context = lock.context();
         // A release whose outcome is unknown (it timed out, maybe unwritten) is sent again by the client's close.
-        return releaseHeldOnce(context).whenComplete((held, error) -> {
+        return releaseHeldOnce().whenComplete((held, error) -> {
             if (error != null && InFlight.uncertain(error)) {
                 context.inFlight().unsettled(lock.name(), () -> lock.release(token));
             }
         });
     }
 
-    private CompletableFuture<Boolean> releaseHeldOnce(LockContext context) {
+    private CompletableFuture<Boolean> releaseHeldOnce() {
         context.watchdog().unregister(this);
         if (lock.fair()) {
-            return releaseFair(context);
+            return releaseFair();
         }
         if (lock.queued()) {
-            return handOverOrGrant(context);
+            return handOverOrGrant();
         }
         // Replica acknowledgements: waiters do not queue, and none can take a lease over (Acquisition#reserve).
         return finishRelease(() -> context.scripts().release(keys, token, context.instanceId()),
@@ -268,7 +267,7 @@ public final class RedisLease extends LeaseBase {
      * @return null if the waiter did not take the lock over (release through Redis), else this release's result
      *         ({@link #settleHandover})
      */
-    private CompletableFuture<Boolean> handOverLocally(LockContext context, Notifier.Waiter waiter, long now) {
+    private CompletableFuture<Boolean> handOverLocally(Notifier.Waiter waiter, long now) {
         if (waiter.leaseMillis() != leaseMillis) {
             return null;
         }
@@ -303,11 +302,11 @@ public final class RedisLease extends LeaseBase {
      * waiter of any client, so that after at most {@value #MAX_LOCAL_HANDOVERS} local handovers the others get
      * their turn in the order they came.
      */
-    private CompletableFuture<Boolean> handOverOrGrant(LockContext context) {
+    private CompletableFuture<Boolean> handOverOrGrant() {
         long now = context.ticker().read();
         Notifier.Waiter waiter = mayHandOver(now) ? context.notifier().reserveHead(keys) : null;
         if (waiter != null) {
-            CompletableFuture<Boolean> handed = handOverLocally(context, waiter, now);
+            CompletableFuture<Boolean> handed = handOverLocally(waiter, now);
             if (handed != null) {
                 return handed;
             }
@@ -315,7 +314,7 @@ public final class RedisLease extends LeaseBase {
             // release below may grant it the lock in its turn.
             waiter.unreserve();
         }
-        return releaseGranting(context);
+        return releaseGranting();
     }
 
     /**
@@ -324,7 +323,7 @@ public final class RedisLease extends LeaseBase {
      * make the key look lost.
      */
     private <T> void sendCheck(CompletableFuture<T> check, Supplier<CompletableFuture<T>> request) {
-        lock.context().inFlight().send(InFlight.Kind.CLEANUP, request, (reply, e) -> {
+        context.inFlight().send(InFlight.Kind.CLEANUP, request, (reply, e) -> {
             if (e != null) {
                 check.completeExceptionally(e);
             } else {
@@ -364,7 +363,7 @@ public final class RedisLease extends LeaseBase {
      */
     RedisLease successor(long now, List<String> upcoming) {
         RedisLease next = new RedisLease(this, now, upcoming);
-        lock.context().watchdog().handOver(this, next);
+        context.watchdog().handOver(this, next);
         return next;
     }
 
@@ -379,7 +378,7 @@ public final class RedisLease extends LeaseBase {
      *
      * @return null if the waiter did not take the lock over (release through Redis), else this release's result
      */
-    private CompletableFuture<Boolean> passOnFair(LockContext context) {
+    private CompletableFuture<Boolean> passOnFair() {
         List<String> queued = upcoming;
         if (queued == null || queued.isEmpty() || !renewing) {
             return null;
@@ -416,13 +415,13 @@ public final class RedisLease extends LeaseBase {
     }
 
     /** Fair mode: the release script grants the lock to the oldest waiter itself, and tells it. */
-    private CompletableFuture<Boolean> releaseFair(LockContext context) {
-        CompletableFuture<Boolean> passed = passOnFair(context);
-        return passed != null ? passed : releaseGranting(context);
+    private CompletableFuture<Boolean> releaseFair() {
+        CompletableFuture<Boolean> passed = passOnFair();
+        return passed != null ? passed : releaseGranting();
     }
 
     /** A release through Redis where waiters queue: the script grants the lock to the oldest waiter, and tells it. */
-    private CompletableFuture<Boolean> releaseGranting(LockContext context) {
+    private CompletableFuture<Boolean> releaseGranting() {
         CompletableFuture<Replies.Release> reply;
         try {
             // Only fair mode holds waiters back for a lease of their own client (Notifier#defer).
@@ -464,14 +463,13 @@ public final class RedisLease extends LeaseBase {
      */
     @Override
     public CompletableFuture<Boolean> abandon() {
-        LockContext context = lock.context();
         return abandonWith(context.inFlight(), () -> context.watchdog().unregister(this), () -> lock.release(token),
                 () -> context.notifier().wakeOne(keys, lock.queued()));
     }
 
     @Override
     public LockContext context() {
-        return lock.context();
+        return context;
     }
 
     @Override
@@ -482,9 +480,9 @@ public final class RedisLease extends LeaseBase {
     @Override
     public void afterLoss() {
         if (lock.fair()) {
-            lock.context().notifier().ended(keys, token);
+            context.notifier().ended(keys, token);
         }
-        lock.context().notifier().wakeOne(keys, lock.queued());
+        context.notifier().wakeOne(keys, lock.queued());
     }
 
     /** Fair mode: the tokens now known to be queued behind this lease, first first. */

@@ -220,7 +220,7 @@ public final class RedisLock extends LockBase {
     @Override
     public CompletableFuture<Optional<Lease>> start(long waitNanos, long leaseMillis, boolean renewing,
                                              Events.AcquireWatch watch) {
-        return new Acquisition(this, waitNanos, leaseMillis, renewing, watch).start().result;
+        return new Acquisition(this, context(), waitNanos, leaseMillis, renewing, watch).start().result;
     }
 
     @Override

@@ -4,6 +4,7 @@ import dev.warden.Lease;
 import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Futures;
 import dev.warden.internal.lease.LockBase;
+import dev.warden.internal.lease.Phase;
 import dev.warden.internal.lock.LockContext;
 import dev.warden.internal.lock.RedisLease;
 import dev.warden.internal.lock.RedisLock;
@@ -30,9 +31,15 @@ final class MultiAcquisition {
     private final long deadline;
     private final long leaseMillis;
     private final boolean renewing;
-    /** The parts' leases so far, by part. Guarded by this. */
+    /**
+     * Where it stands: {@link Phase#IDLE} before it starts, {@link Phase#TRYING} while it takes the parts (one script
+     * for all of them, or each in order), {@link Phase#GRANTED} once every part is held and the lease made; changed
+     * only by {@link #move}. It is over once {@link #result} is done, whatever the phase. Guarded by this.
+     */
+    private Phase phase = Phase.IDLE;
+    /** Data of {@link Phase#TRYING}: the parts' leases so far, by part. Guarded by this. */
     private final List<Lease> held = new ArrayList<>();
-    /** The acquisition of the part being taken, if any. Guarded by this. */
+    /** Data of {@link Phase#TRYING}: the acquisition of the part being taken, if any. Guarded by this. */
     private CompletableFuture<Optional<Lease>> current;
 
     /** @param waitNanos 0 for one try of each part, negative for no limit */
@@ -46,6 +53,9 @@ final class MultiAcquisition {
     }
 
     CompletableFuture<Optional<Lease>> start() {
+        synchronized (this) {
+            move(Phase.TRYING);
+        }
         Futures.whenDone(result, (lease, error) -> {
             if (result.isCancelled()) {
                 CompletableFuture<Optional<Lease>> taking;
@@ -98,8 +108,8 @@ final class MultiAcquisition {
                     } else if (reply.acquired()) {
                         synchronized (this) {
                             for (int i = 0; i < locks.size(); i++) {
-                                RedisLease lease = new RedisLease(locks.get(i), tokens.get(i), reply.fences()[i],
-                                        leaseMillis, renewing, sentAt, 0, leaseMillis, null);
+                                RedisLease lease = new RedisLease(locks.get(i), context, tokens.get(i),
+                                        reply.fences()[i], leaseMillis, renewing, sentAt, 0, leaseMillis, null);
                                 context.watchdog().register(lease);
                                 held.add(lease);
                             }
@@ -118,7 +128,9 @@ final class MultiAcquisition {
         if (index == parts.size()) {
             List<Lease> leases;
             synchronized (this) {
+                move(Phase.GRANTED);
                 leases = List.copyOf(held);
+                current = null;
             }
             RedisMultiLease lease = new RedisMultiLease(lock, leases);
             // A lease that arrives after its acquire was cancelled: the cancelled caller was told nothing is held.
@@ -158,6 +170,16 @@ final class MultiAcquisition {
                 take(index + 1);
             }
         }, "taking a part of a multi-lock", lock.name());
+    }
+
+    /**
+     * The one place where the phase changes. Guarded by this.
+     *
+     * @throws IllegalStateException for a move the protocol never makes (a second lease of one acquire): a bug,
+     *                               which fails the acquire loudly
+     */
+    private void move(Phase next) {
+        phase = phase.to(next, lock.describe("acquire"));
     }
 
     /**

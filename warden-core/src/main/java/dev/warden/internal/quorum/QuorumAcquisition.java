@@ -7,6 +7,7 @@ import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Futures;
 import dev.warden.internal.lease.LeaseBase;
 import dev.warden.internal.lease.Phase;
+import dev.warden.internal.lease.Standing;
 import dev.warden.internal.script.Replies;
 import dev.warden.internal.script.Scripts;
 import dev.warden.internal.wait.Deployment;
@@ -44,22 +45,30 @@ public final class QuorumAcquisition implements Notifier.Waiter {
 
     /** Where it stands: IDLE, TRYING (a fan-out in flight), GRANTED; changed only by {@link #move}. Guarded by this. */
     private Phase phase = Phase.IDLE;
-    /** A wake-up came while a try was in flight: try again after it. Guarded by this. */
+    /**
+     * Whether it tried (later tries are a waiter's, {@code Scripts.Try}), listens on the lock's channel on every
+     * connected server ({@link Standing#JOINED}), or left; changed only by {@link #stand}. Guarded by this.
+     */
+    private Standing standing = Standing.NEW;
+    /** Data of {@link Phase#TRYING}: a wake-up came meanwhile, so try again after it. Guarded by this. */
     private boolean woken;
-    /** Subscribed to the lock's channel on every connected server. Guarded by this. */
-    private boolean joined;
-    /** Whether a try was sent already: later tries are a waiter's ({@code Scripts.Try}). Guarded by this. */
-    private boolean tried;
     /** The next try's timer, if scheduled. Guarded by this. */
     private ScheduledFuture<?> timer;
     /** Told when this acquisition starts waiting, for the listener. */
     private final Events.AcquireWatch watch;
 
-    QuorumAcquisition(QuorumLock lock, long waitNanos, long leaseMillis, boolean renewing,
+    /**
+     * @param lock      the lock it acquires: its name and keys
+     * @param context   what it uses of its client: the quorum's servers, in-flight requests, watchdog, clock,
+     *                  scheduler
+     * @param waitNanos how long to wait: 0 for one try, negative for no limit
+     * @param watch     told when the acquisition starts waiting
+     */
+    QuorumAcquisition(QuorumLock lock, QuorumContext context, long waitNanos, long leaseMillis, boolean renewing,
                       Events.AcquireWatch watch) {
         this.watch = watch;
         this.lock = lock;
-        this.context = lock.context();
+        this.context = context;
         this.leaseMillis = leaseMillis;
         this.renewing = renewing;
         this.waits = waitNanos != 0;
@@ -91,8 +100,10 @@ public final class QuorumAcquisition implements Notifier.Waiter {
             }
             move(Phase.TRYING);
             woken = false;
-            kind = Scripts.Try.of(waits, tried);
-            tried = true;
+            kind = Scripts.Try.of(waits, standing != Standing.NEW);
+            if (standing == Standing.NEW) {
+                stand(Standing.TRIED);
+            }
             if (timer != null) {
                 timer.cancel(false);
                 timer = null;
@@ -114,6 +125,11 @@ public final class QuorumAcquisition implements Notifier.Waiter {
     /** The one place where the phase changes. Guarded by this. */
     private void move(Phase next) {
         phase = phase.to(next, lock.describe("acquire"));
+    }
+
+    /** The one place where the standing changes. Guarded by this. */
+    private void stand(Standing next) {
+        standing = standing.to(next, lock.describe("acquire"));
     }
 
     /** A callback that threw, or a fan-out that failed: the acquisition fails with it rather than hang. */
@@ -172,8 +188,8 @@ public final class QuorumAcquisition implements Notifier.Waiter {
                         synchronized (QuorumAcquisition.this) {
                             move(Phase.GRANTED);
                         }
-                        QuorumLease lease = new QuorumLease(lock, token, fence, leaseMillis, renewing, sentAt,
-                                holding);
+                        QuorumLease lease = new QuorumLease(lock, context, token, fence, leaseMillis,
+                                renewing, sentAt, holding);
                         // Watched before the caller can see it: a caller that releases it at once then takes it
                         // off the watchdog, instead of leaving a released lease there until a tick finds it.
                         lease.start();
@@ -233,8 +249,10 @@ public final class QuorumAcquisition implements Notifier.Waiter {
                 return;
             }
             move(Phase.IDLE);
-            join = !joined;
-            joined = true;
+            join = standing != Standing.JOINED;
+            if (join) {
+                stand(Standing.JOINED);
+            }
             if (!join) {
                 if (woken) {
                     retry = true;
@@ -267,8 +285,8 @@ public final class QuorumAcquisition implements Notifier.Waiter {
                 timer.cancel(false);
                 timer = null;
             }
-            wasJoined = joined;
-            joined = false;
+            wasJoined = standing == Standing.JOINED;
+            stand(Standing.LEFT);
         }
         if (wasJoined) {
             context.quorum().eachConnected(server -> server.notifier().leave(lock.keys().channel(), this, passWake));

@@ -27,11 +27,16 @@ final class QuorumLease extends LeaseBase {
     private final long fence;
     private final int granted;
 
-    QuorumLease(QuorumLock lock, String token, long fence, long leaseMillis, boolean renewing, long sentAt,
-                int granted) {
+    /**
+     * @param lock    the lock it holds: its name and keys
+     * @param context what it uses of its client: the quorum's servers, in-flight requests, watchdog, clock
+     * @param granted how many servers granted it
+     */
+    QuorumLease(QuorumLock lock, QuorumContext context, String token, long fence, long leaseMillis, boolean renewing,
+                long sentAt, int granted) {
         super(leaseMillis, renewing, sentAt, leaseMillis);
         this.lock = lock;
-        this.context = lock.context();
+        this.context = context;
         this.token = token;
         this.fence = fence;
         this.granted = granted;

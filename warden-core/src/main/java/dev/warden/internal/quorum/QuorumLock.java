@@ -183,7 +183,7 @@ public final class QuorumLock extends LockBase {
     @Override
     public CompletableFuture<Optional<Lease>> start(long waitNanos, long leaseMillis, boolean renewing,
                                              Events.AcquireWatch watch) {
-        return new QuorumAcquisition(this, waitNanos, leaseMillis, renewing, watch).start().result;
+        return new QuorumAcquisition(this, context(), waitNanos, leaseMillis, renewing, watch).start().result;
     }
 
     @Override

@@ -8,6 +8,7 @@ import dev.warden.internal.base.Events;
 import dev.warden.internal.base.Futures;
 import dev.warden.internal.lease.LeaseBase;
 import dev.warden.internal.lease.Phase;
+import dev.warden.internal.lease.Standing;
 import dev.warden.internal.script.Replies;
 import dev.warden.internal.script.Scripts;
 import dev.warden.internal.script.ShareKeys;
@@ -84,18 +85,21 @@ public final class ShareAcquisition implements Notifier.Waiter {
 
     /** Guarded by this. */
     private Phase phase = Phase.IDLE;
-    /** A wake-up came while a try was in flight: try again after it. Guarded by this. */
+    /**
+     * Whether it tried (a try may have queued it or lent it permits), listens on the grant channel as one of its
+     * waiters ({@link Standing#JOINED}), or left; changed only by {@link #stand}. Guarded by this.
+     */
+    private Standing standing = Standing.NEW;
+    /**
+     * Data of {@link Phase#TRYING} and {@link Phase#RESERVED}: a wake-up came meanwhile, so try again after it.
+     * Guarded by this.
+     */
     private boolean woken;
-    /** Subscribed to the grant channel, as one of its waiters. Guarded by this. */
-    private boolean joined;
     /** The next try's timer, if scheduled. Guarded by this. */
     private ScheduledFuture<?> timer;
     /** When the last tries were sent, by try number modulo {@link #ARMS_KEPT}. Guarded by this. */
     private final long[] armSentAt = new long[ARMS_KEPT];
-    /**
-     * Tries sent so far; once one was, it may have queued this waiter or lent it permits ({@link #tried}). Guarded by
-     * this.
-     */
+    /** Tries sent so far, each a new arm of the registration. Guarded by this. */
     private int arms;
     /**
      * The grant channel's state when the last try was sent, to tell whether a grant can have been missed. Guarded by
@@ -104,21 +108,27 @@ public final class ShareAcquisition implements Notifier.Waiter {
     private Notifier.Mark markAtSend;
     /** Its place in the queue since a try joined it, else 0 ({@link Place#score}). Guarded by this. */
     private long score;
-    /** No waiter of another client was queued when it joined ({@link Place#clear}). Guarded by this. */
+    /**
+     * Data of its place: no waiter of another client was queued when it joined ({@link Place#clear}). Guarded by
+     * this.
+     */
     private boolean clear;
     /** When its place became known ({@link Place#placedAt}). Guarded by this. */
     private long placedAt;
-    /** When its first try was sent, once {@link #tried()}. Guarded by this. */
+    /** When its first try was sent, once {@link Standing#TRIED}. Guarded by this. */
     private long firstSentAt;
 
     /**
+     * @param share     the shared lock it acquires: its name, keys, kind and capacity
+     * @param context   what it uses of its client: scripts, notifier, waiters, in-flight requests, watchdog, clock,
+     *                  scheduler
      * @param waitNanos 0 for one try, negative for no limit
      * @param companion the token of the asking thread's writer lease, for a downgrade, or the empty string
      */
-    ShareAcquisition(ShareLock share, long permits, long waitNanos, long leaseMillis, boolean renewing,
-                     String companion, Thread owner, Events.AcquireWatch watch) {
+    ShareAcquisition(ShareLock share, ShareContext context, long permits, long waitNanos, long leaseMillis,
+                     boolean renewing, String companion, Thread owner, Events.AcquireWatch watch) {
         this.share = share;
-        this.context = share.context();
+        this.context = context;
         this.permits = permits;
         this.leaseMillis = leaseMillis;
         this.renewing = renewing;
@@ -160,9 +170,10 @@ public final class ShareAcquisition implements Notifier.Waiter {
             move(Phase.TRYING);
             woken = false;
             cancelTimer();
-            kind = Scripts.Try.of(waits, tried());
+            kind = Scripts.Try.of(waits, standing != Standing.NEW);
             sentAt = context.ticker().read();
-            if (!tried()) {
+            if (standing == Standing.NEW) {
+                stand(Standing.TRIED);
                 firstSentAt = sentAt;
             }
             arm = arms++;
@@ -195,8 +206,8 @@ public final class ShareAcquisition implements Notifier.Waiter {
 
     /** Where it stands, for {@link ShareWaiters#reserveNext}. */
     synchronized Place place() {
-        return new Place(this, !result.isDone() && phase != Phase.GRANTED, score, clear, placedAt, tried(),
-                firstSentAt);
+        return new Place(this, !result.isDone() && phase != Phase.GRANTED, score, clear, placedAt,
+                standing != Standing.NEW, firstSentAt);
     }
 
     /** A try found no room: give up, or subscribe, or wait for a grant or the next try. */
@@ -214,8 +225,8 @@ public final class ShareAcquisition implements Notifier.Waiter {
                 return;
             }
             move(Phase.IDLE);
-            if (!joined) {
-                joined = true;
+            if (standing != Standing.JOINED) {
+                stand(Standing.JOINED);
                 join = true;
                 mark = markAtSend;
             } else if (woken) {
@@ -325,7 +336,7 @@ public final class ShareAcquisition implements Notifier.Waiter {
             move(Phase.GRANTED);
             cancelTimer();
         }
-        ShareLease lease = new ShareLease(share, token, fence, permits, leaseMillis, renewing, sentAt,
+        ShareLease lease = new ShareLease(share, context, token, fence, permits, leaseMillis, renewing, sentAt,
                 grantedMillis, owner, acks);
         context.watchdog().register(lease);
         if (share.kind() == ShareKeys.Kind.READ_WRITE) {
@@ -350,9 +361,9 @@ public final class ShareAcquisition implements Notifier.Waiter {
         boolean cleanUp;
         synchronized (this) {
             cancelTimer();
-            wasJoined = joined;
-            joined = false;
-            cleanUp = tried() && (lease == null || lease.isEmpty()) && (waits || error != null);
+            wasJoined = standing == Standing.JOINED;
+            cleanUp = standing.tried() && (lease == null || lease.isEmpty()) && (waits || error != null);
+            stand(Standing.LEFT);
         }
         if (waits) {
             context.notifier().unregister(token);
@@ -370,9 +381,13 @@ public final class ShareAcquisition implements Notifier.Waiter {
         }
     }
 
-    /** Whether a try was sent: it may have queued this waiter or lent it permits. Guarded by this. */
-    private boolean tried() {
-        return arms > 0;
+    /**
+     * The one place where the standing changes. Guarded by this.
+     *
+     * @throws IllegalStateException for a move backwards or out of {@link Standing#LEFT}: a bug
+     */
+    private void stand(Standing next) {
+        standing = standing.to(next, share.describe("acquire"));
     }
 
     /**

@@ -26,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
  */
 final class ShareLease extends LeaseBase {
     private final ShareLock share;
+    private final ShareContext context;
     private final String token;
     /**
      * The fence once known: at the grant, or when the script that settles the handover to this lease answered;
@@ -43,14 +44,17 @@ final class ShareLease extends LeaseBase {
     private final int acks;
 
     /**
+     * @param share         the shared lock it holds a share of: its name, keys, kind and replicas
+     * @param context       what it uses of its client: scripts, waiters, in-flight requests, watchdog, clock
      * @param sentAt        when a request was sent that the grant came after: the lease started no earlier
      * @param grantedMillis the lease the grant set (a short first lease for a waiter, which renewals extend)
      */
-    ShareLease(ShareLock share, String token, long fence, long permits, long leaseMillis, boolean renewing,
-               long sentAt, long grantedMillis, Thread owner, int acks) {
+    ShareLease(ShareLock share, ShareContext context, String token, long fence, long permits, long leaseMillis,
+               boolean renewing, long sentAt, long grantedMillis, Thread owner, int acks) {
         super(leaseMillis, renewing, sentAt, grantedMillis);
         this.acks = acks;
         this.share = share;
+        this.context = context;
         this.token = token;
         this.fence = fence;
         this.permits = permits;
@@ -66,6 +70,7 @@ final class ShareLease extends LeaseBase {
         super(from, now);
         this.acks = 0;
         this.share = from.share;
+        this.context = from.context;
         this.token = token;
         this.permits = permits;
         this.owner = owner;
@@ -78,7 +83,7 @@ final class ShareLease extends LeaseBase {
      */
     ShareLease successor(String token, long permits, Thread owner, long now) {
         ShareLease next = new ShareLease(this, token, permits, owner, now);
-        share.context().watchdog().handOver(this, next);
+        context.watchdog().handOver(this, next);
         return next;
     }
 
@@ -101,7 +106,7 @@ final class ShareLease extends LeaseBase {
 
     @Override
     public LockKeys keys() {
-        return LockKeys.of(share.context().config().keyPrefix(), share.name());
+        return LockKeys.of(context.config().keyPrefix(), share.name());
     }
 
     @Override
@@ -139,7 +144,7 @@ final class ShareLease extends LeaseBase {
 
     @Override
     public CompletableFuture<Boolean> releaseRequest() {
-        return share.context().inFlight().track(InFlight.Kind.CLEANUP, () -> {
+        return context.inFlight().track(InFlight.Kind.CLEANUP, () -> {
             if (!beginRelease()) {
                 return CompletableFuture.completedFuture(false);
             }
@@ -150,7 +155,7 @@ final class ShareLease extends LeaseBase {
                             .whenComplete((held, error) -> {
                                 // Unknown whether it ran (it timed out, maybe unwritten): the close sends it again.
                                 if (error != null && InFlight.uncertain(error)) {
-                                    share.context().inFlight().unsettled(share.name(), () -> share.release(token));
+                                    context.inFlight().unsettled(share.name(), () -> share.release(token));
                                 }
                             });
         });
@@ -166,7 +171,6 @@ final class ShareLease extends LeaseBase {
      * @return null if nobody took the share over (release through Redis), else this release's result
      */
     private CompletableFuture<Boolean> handOverLocally() {
-        ShareContext context = share.context();
         long now = context.ticker().read();
         if (!renewing || share.replicas().required() || !halfLeft(now)) {
             return null;
@@ -254,25 +258,25 @@ final class ShareLease extends LeaseBase {
 
     @Override
     public CompletableFuture<Boolean> expireRequest(long millis, String operation) {
-        return share.context().inFlight().track(InFlight.Kind.WORK,
+        return context.inFlight().track(InFlight.Kind.WORK,
                 () -> share.expire(token, millis));
     }
 
     @Override
     public CompletableFuture<Boolean> heldRequest() {
-        return share.context().inFlight().track(InFlight.Kind.WORK,
-                () -> share.context().scripts().held(share.keys(), token));
+        return context.inFlight().track(InFlight.Kind.WORK,
+                () -> context.scripts().held(share.keys(), token));
     }
 
     @Override
     public void moveDeadline(long sentAt, long millis) {
-        share.context().watchdog().expiresAfter(this, sentAt, millis);
+        context.watchdog().expiresAfter(this, sentAt, millis);
     }
 
     /** A release that leaves the share to end after {@code keepMillis}; waiters get it when it ends. */
     @Override
     public CompletableFuture<Boolean> releaseKeepingRequest(long keepMillis) {
-        return share.context().inFlight().track(InFlight.Kind.CLEANUP, () -> {
+        return context.inFlight().track(InFlight.Kind.CLEANUP, () -> {
             if (!beginRelease()) {
                 return CompletableFuture.completedFuture(false);
             }
@@ -285,18 +289,18 @@ final class ShareLease extends LeaseBase {
     /** Releases in the background a lease nobody will use; false if the release failed (it then ends by itself). */
     @Override
     public CompletableFuture<Boolean> abandon() {
-        return abandonWith(share.context().inFlight(), this::forget, () -> share.release(token), () -> { });
+        return abandonWith(context.inFlight(), this::forget, () -> share.release(token), () -> { });
     }
 
     /** Stops renewals, and the thread no longer holds it for the downgrade and upgrade checks. */
     private void forget() {
-        share.context().watchdog().unregister(this);
-        share.context().threadShares().remove(this);
+        context.watchdog().unregister(this);
+        context.threadShares().remove(this);
     }
 
     @Override
     public ShareContext context() {
-        return share.context();
+        return context;
     }
 
     @Override
@@ -306,7 +310,7 @@ final class ShareLease extends LeaseBase {
 
     @Override
     public void afterLoss() {
-        share.context().threadShares().remove(this);
+        context.threadShares().remove(this);
     }
 
     @Override

@@ -114,7 +114,7 @@ final class ShareLock {
      */
     CompletableFuture<Optional<Lease>> start(long permits, long waitNanos, long leaseMillis, boolean renewing,
                                              String companion, Thread owner, Events.AcquireWatch watch) {
-        return new ShareAcquisition(this, permits, waitNanos, leaseMillis, renewing, companion, owner, watch)
+        return new ShareAcquisition(this, context(), permits, waitNanos, leaseMillis, renewing, companion, owner, watch)
                 .start().result;
     }
 

@@ -238,6 +238,12 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
         }
     }
 
+    /** @return how many waiters of this client are in the channel: for tests */
+    public synchronized int listeners(String channel) {
+        Channel c = channels.get(channel);
+        return c == null ? 0 : c.queue.size();
+    }
+
     /** Unsubscribes a channel that has had no local waiter for the whole linger. */
     private void expire(String name, Channel c) {
         synchronized (this) {

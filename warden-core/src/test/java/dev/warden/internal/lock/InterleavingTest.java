@@ -31,8 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>After each sequence the waiter gives up if it still waits, and the test checks: the acquisition never failed
  * (a move its {@link dev.warden.internal.lease.Phase} does not allow is a bug and fails it loudly); a waiter that
- * got the lock is not queued again and its lease holds the key in Redis; afterwards no key is held and no
- * registration is left. Each sequence runs twice: with each event's requests answered before the next event, and
+ * got the lock is not queued again and its lease holds the key in Redis; afterwards it no longer listens on the
+ * lock's channel, no key is held and no registration is left. Each sequence runs twice: with each event's requests answered before the next event, and
  * with the next event racing them.
  */
 @Timeout(300)
@@ -105,7 +105,7 @@ class InterleavingTest {
     private static String run(List<Event> sequence, String name, boolean settled) throws Exception {
         RedisLock lock = (RedisLock) client.lock(name);
         RedisLease holder = (RedisLease) lock.tryAcquire().orElseThrow();
-        Acquisition waiter = new Acquisition(lock, TimeUnit.SECONDS.toNanos(20), 30_000, true,
+        Acquisition waiter = new Acquisition(lock, lock.context(), TimeUnit.SECONDS.toNanos(20), 30_000, true,
                 Events.AcquireWatch.NONE).start();
         if (!eventually(waiter::waitingIdle)) {
             return "the waiter never queued";
@@ -134,6 +134,11 @@ class InterleavingTest {
             return "the acquisition failed: " + e.getCause();
         }
         String key = "i:{" + name + "}";
+        // Over, with or without the lock: it listens no more (Standing.LEFT), and a later release wakes nobody.
+        String channel = lock.context().notifier().channel(lock.keys(), lock.queued());
+        if (!eventually(() -> lock.context().notifier().listeners(channel) == 0)) {
+            return "the acquisition is over but still listens on " + channel;
+        }
         if (outcome.isPresent()) {
             // A waiter that got the lock sends no further try: one would queue its token again, and a later release
             // would grant the lock to a waiter that no longer exists.

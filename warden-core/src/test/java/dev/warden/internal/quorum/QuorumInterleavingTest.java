@@ -170,7 +170,7 @@ class QuorumInterleavingTest {
             this.context = lock.context();
             this.key = PREFIX + "{" + lock.name() + "}";
             this.holder = holder;
-            this.waiter = new QuorumAcquisition(lock, TimeUnit.SECONDS.toNanos(20), LEASE_MILLIS, true,
+            this.waiter = new QuorumAcquisition(lock, lock.context(), TimeUnit.SECONDS.toNanos(20), LEASE_MILLIS, true,
                     Events.AcquireWatch.NONE);
             // The caller: checks the lease, then releases it at once (on the thread that completes the result).
             waiter.result.thenAccept(lease -> lease.ifPresent(this::got));

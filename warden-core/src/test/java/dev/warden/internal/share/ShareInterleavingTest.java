@@ -156,15 +156,16 @@ class ShareInterleavingTest {
         ShareLock share = new ShareLock(context, name, shape.kind, shape.capacity);
         List<ShareLease> holders = new ArrayList<>();
         for (long permits : shape.holders) {
-            Optional<Lease> held = new ShareAcquisition(share, permits, 0, LEASE_MILLIS, true, "",
+            Optional<Lease> held = new ShareAcquisition(share, share.context(), permits, 0, LEASE_MILLIS, true, "",
                     Thread.currentThread(), Events.AcquireWatch.NONE).start().result.get(5, TimeUnit.SECONDS);
             if (held.isEmpty()) {
                 return "a holder did not get its share";
             }
             holders.add((ShareLease) held.get());
         }
-        ShareAcquisition waiter = new ShareAcquisition(share, shape.asks, TimeUnit.SECONDS.toNanos(20), LEASE_MILLIS,
-                true, "", Thread.currentThread(), Events.AcquireWatch.NONE).start();
+        ShareAcquisition waiter = new ShareAcquisition(share, share.context(), shape.asks,
+                TimeUnit.SECONDS.toNanos(20), LEASE_MILLIS, true, "", Thread.currentThread(),
+                Events.AcquireWatch.NONE).start();
         if (!client.inFlight().awaitNone(TimeUnit.SECONDS.toNanos(5)) || waiter.place().score() == 0
                 || !waiter.place().waiting()) {
             return "the waiter never queued";
