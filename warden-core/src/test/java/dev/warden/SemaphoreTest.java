@@ -232,16 +232,33 @@ class SemaphoreTest extends RedisTestSupport {
         assertThat(client().semaphore(name, 2).available()).isEqualTo(2);
     }
 
-    /** Waits until {@code count} waiters are queued and subscribed, and the tries they sent have been answered. */
-    private void awaitQueuedAndListening(String name, long count) throws InterruptedException {
-        assertThat(eventually(Duration.ofSeconds(5), () -> (Long) server.call("ZCARD", queueKey(name)) == count))
-                .isTrue();
-        assertThat(eventually(Duration.ofSeconds(5), () -> !((List<?>) server.call("PUBSUB", "CHANNELS",
-                "test:{" + name + "}:s:c:*")).isEmpty())).isTrue();
-        // Not a condition this test can see: a semaphore's waiters register as renewing ones only (no quiet
-        // registration to tell that a waiter's last try was answered, as RedisTestSupport.awaitWaiting does for a
-        // lock's), and the try a waiter sends once subscribed leaves no other mark in Redis. 200 ms for it.
-        Thread.sleep(200);
+    /**
+     * Waits until {@code count} waiters are queued and subscribed, and the try each sent once subscribed has been
+     * answered. Each waiter here is the first of its client to wait for the semaphore: its first try (arm 0) queues
+     * it, then it subscribes to its client's grant channel and, once subscribed, tries again (arm 1); then it waits
+     * for a grant, or for its next try a second later (ShareAcquisition.onHeld). A try writes its arm into the
+     * waiter's registration, so once every registration names arm 1 or later, each waiter is subscribed and Redis
+     * has run its try. A refused try of {@code waitersClient}, answered on the same connection after the last
+     * waiter's try, then shows that the client has handled that try's answer as well.
+     *
+     * @param waitersClient a semaphore of the client of the waiter that came last
+     */
+    private void awaitQueuedAndListening(String name, long count, DistributedSemaphore waitersClient)
+            throws InterruptedException {
+        await(() -> {
+            List<Long> arms = registrationArms(name);
+            return (Long) server.call("ZCARD", queueKey(name)) == count && arms.size() == count
+                    && arms.stream().allMatch(arm -> arm >= 1);
+        }, Duration.ofSeconds(5), count + " waiters of " + name + " queued, each having tried once subscribed");
+        assertThat(waitersClient.tryAcquire(1)).isEmpty();
+    }
+
+    /** The arm (the try that wrote it) of each waiter's registration: "until:grant:arm:permits:client" (queue.lua). */
+    @SuppressWarnings("unchecked")
+    private static List<Long> registrationArms(String name) {
+        // Besides the registrations, the hash counts each client's waiters: "#<client id>" -> a plain number.
+        return ((List<String>) server.call("HVALS", "test:{" + name + "}:s:r")).stream()
+                .filter(entry -> entry.contains(":")).map(entry -> Long.parseLong(entry.split(":")[2])).toList();
     }
 
     @Test
@@ -250,7 +267,7 @@ class SemaphoreTest extends RedisTestSupport {
         DistributedSemaphore semaphore = recorded(client()).semaphore(name, 1);
         Lease held = semaphore.acquire(1);
         CompletableFuture<Lease> waiter = semaphore.acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
-        awaitQueuedAndListening(name, 1);
+        awaitQueuedAndListening(name, 1, semaphore);
         server.call("CONFIG", "RESETSTAT");
         assertThat(held.release()).isTrue();
         Lease next = waiter.get(BOUND_SECONDS, TimeUnit.SECONDS);
@@ -324,11 +341,11 @@ class SemaphoreTest extends RedisTestSupport {
         String name = uniqueName();
         DistributedSemaphore semaphore = recorded(client()).semaphore(name, 1);
         Lease held = semaphore.acquire(1);
-        CompletableFuture<Lease> other = recorded(client()).semaphore(name, 1)
-                .acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
-        awaitQueuedAndListening(name, 1);
+        DistributedSemaphore another = recorded(client()).semaphore(name, 1);
+        CompletableFuture<Lease> other = another.acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
+        awaitQueuedAndListening(name, 1, another);
         CompletableFuture<Lease> mine = semaphore.acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
-        awaitQueuedAndListening(name, 2);
+        awaitQueuedAndListening(name, 2, semaphore);
         server.call("CONFIG", "RESETSTAT");
         assertThat(held.release()).isTrue();
         Lease first = other.get(BOUND_SECONDS, TimeUnit.SECONDS);
@@ -353,7 +370,7 @@ class SemaphoreTest extends RedisTestSupport {
         skew.set(TimeUnit.SECONDS.toNanos(28));
         assertThat(held.isHeld()).isTrue();
         CompletableFuture<Lease> waiter = semaphore.acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
-        awaitQueuedAndListening(name, 1);
+        awaitQueuedAndListening(name, 1, semaphore);
         server.call("CONFIG", "RESETSTAT");
         assertThat(held.release()).isTrue();
         Lease next = waiter.get(BOUND_SECONDS, TimeUnit.SECONDS);
@@ -371,7 +388,7 @@ class SemaphoreTest extends RedisTestSupport {
         DistributedSemaphore semaphore = recorded(client()).semaphore(name, 1);
         Lease held = semaphore.tryAcquire(1, Duration.ZERO, Duration.ofSeconds(20)).orElseThrow();
         CompletableFuture<Lease> waiter = semaphore.acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
-        awaitQueuedAndListening(name, 1);
+        awaitQueuedAndListening(name, 1, semaphore);
         server.call("CONFIG", "RESETSTAT");
         assertThat(held.release()).isTrue();
         Lease next = waiter.get(BOUND_SECONDS, TimeUnit.SECONDS);
@@ -388,7 +405,7 @@ class SemaphoreTest extends RedisTestSupport {
         DistributedSemaphore semaphore = recorded(client()).semaphore(name, 1);
         Lease held = semaphore.acquire(1);
         CompletableFuture<Lease> waiter = semaphore.acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
-        awaitQueuedAndListening(name, 1);
+        awaitQueuedAndListening(name, 1, semaphore);
         CountDownLatch lost = new CountDownLatch(1);
         // Redis loses the share (as after a restart without its data); the client cannot know before it asks.
         server.call("DEL", "test:{" + name + "}:s", "test:{" + name + "}:s:h");
@@ -409,7 +426,7 @@ class SemaphoreTest extends RedisTestSupport {
         // This server has no replica: a grant can never be acknowledged, so the waiter must not get a lease.
         CompletableFuture<Lease> waiter = one.semaphore(name, 1).withReplicaAcks(1, Duration.ofMillis(100))
                 .acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS));
-        awaitQueuedAndListening(name, 1);
+        awaitQueuedAndListening(name, 1, one.semaphore(name, 1));
         assertThat(held.release()).isTrue();
         assertThatThrownBy(() -> waiter.get(BOUND_SECONDS, TimeUnit.SECONDS))
                 .hasCauseInstanceOf(LockReplicationException.class);
