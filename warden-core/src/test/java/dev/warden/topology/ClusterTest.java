@@ -180,9 +180,16 @@ class ClusterTest {
             waiting.add(b.readWriteLock("grant-" + i).readLock().tryAcquireAsync(Duration.ofSeconds(20)));
             waiting.add(b.semaphore("grant-" + i, 1).tryAcquireAsync(1, Duration.ofSeconds(20)));
         }
-        // Long enough for the first sharded subscription on each node; a grant published before it is found by the
-        // waiter's next try instead. (The test's intent also: a window in which a grant out of turn would be seen.)
-        Thread.sleep(1_500);
+        // Each waiter, once its first try has queued it, subscribes to its client's grant channel on the node of its
+        // lock's slot (sharded): a grant published before that would be found only by its next try, a second later.
+        for (int i = 0; i < 6; i++) {
+            String lock = "warden:{grant-" + i + "}";
+            RedisServer node = cluster.ownerOf(((Long) cluster.nodes().get(0).call("CLUSTER", "KEYSLOT", lock))
+                    .intValue());
+            Await.await(() -> ((List<?>) node.call("PUBSUB", "SHARDCHANNELS", lock + ":*")).size() == 2,
+                    Duration.ofSeconds(5), "the reader's and the semaphore waiter's channels of " + lock);
+        }
+        // None was granted out of turn meanwhile.
         for (CompletableFuture<Optional<Lease>> future : waiting) {
             assertThat(future).isNotDone();
         }
