@@ -7,8 +7,8 @@
 (*                                                                         *)
 (* Time is discrete. Every timer is kept as "ticks left" (the key's PX,    *)
 (* a registration's life, a lease's local deadline), so the state space    *)
-(* stays finite without a bound on time. The server clock that fences are *)
-(* floored by (`now`, TIME in us) only has to rise between two scripts     *)
+(* stays finite without a bound on time. The server clock that no fence    *)
+(* is below (`now`, TIME in us) only has to rise between two scripts       *)
 (* that read it, so it rises by one at each script that issues a fence.    *)
 (***************************************************************************)
 EXTENDS Naturals, Sequences, FiniteSets
@@ -28,9 +28,9 @@ CONSTANTS
     MaxLocalHandovers, \* RedisLease.MAX_LOCAL_HANDOVERS
     GiveUps,           \* whether a waiter may give up
     Writes,            \* whether holders ask for fences and write to the fenced resource
-    Mutation           \* "none", "noTokenCheck", "noHalfLease", "noFenceFloor", "noDrift", "noPrune", "noListenCheck"
+    Mutation           \* "none", "noTokenCheck", "noHalfLease", "noClockMinimum", "noDrift", "noPrune", "noListenCheck"
 
-ASSUME Mutation \in {"none", "noTokenCheck", "noHalfLease", "noFenceFloor", "noDrift", "noPrune", "noListenCheck"}
+ASSUME Mutation \in {"none", "noTokenCheck", "noHalfLease", "noClockMinimum", "noDrift", "noPrune", "noListenCheck"}
 ASSUME Grant <= Lease /\ Drift < Grant /\ MaxLag <= Drift
 
 Threads == 1..NThreads
@@ -77,11 +77,12 @@ NoWrite == [on |-> FALSE, f |-> 0, e |-> 0]
 (* no try in flight), "holding" (a lease in state HELD; believed valid only while left > 0), "releasing" (a     *)
 (* local handover's check in flight), "done". acq: acquisitions begun; the current one's token is <<t, acq>>.    *)
 (* tok: the lease's token (a successor keeps its predecessor's). left: ticks to the local deadline. fence:      *)
-(* the lease's fence (0: not issued yet); floor: RedisLease.fenceFloor. up: fair mode's upcoming. hc: local     *)
-(* handovers in a row. ep: the hold's number. age: ticks since the acquisition's last try was sent (its arm).    *)
-(* rp: the try's reply in flight; rn: the renewal's; ck: a handover's check; pw: a write on its way.           *)
+(* the lease's fence (0: not issued yet); predFence: RedisLease.predecessorFence. up: fair mode's upcoming.     *)
+(* hc: local handovers in a row. ep: the hold's number. age: ticks since the acquisition's last try was         *)
+(* sent (its arm). rp: the try's reply in flight; rn: the renewal's; ck: a handover's check; pw: a write on     *)
+(* its way.                                                                                                     *)
 Idle(acq) == [pc |-> IF acq < MaxAcq THEN "idle" ELSE "done", acq |-> acq, tok |-> NoTok, left |-> 0,
-              fence |-> 0, floor |-> 0, up |-> <<>>, hc |-> 0, ep |-> 0, age |-> 0,
+              fence |-> 0, predFence |-> 0, up |-> <<>>, hc |-> 0, ep |-> 0, age |-> 0,
               rp |-> NoReply, rn |-> NoRenew, ck |-> NoCheck, pw |-> NoWrite]
 
 Own(t) == <<t, th[t].acq>>
@@ -100,8 +101,8 @@ SetRS(r) == /\ kstate' = r.ks /\ kfence' = r.kf /\ kowner' = r.ko /\ kttl' = r.k
 InQ(q, tk) == \E i \in 1..Len(q) : q[i] = tk
 Without(q, tk) == SelectSeq(q, LAMBDA x : x # tk)
 
-\* lock.lua next_fence: max(last + 1, server time); the mutant drops the server-time floor.
-NextFence(r, last) == IF Mutation = "noFenceFloor" THEN last + 1 ELSE Max(last + 1, r.now + 1)
+\* lock.lua next_fence: max(last + 1, server time); the mutant drops the clock minimum.
+NextFence(r, last) == IF Mutation = "noClockMinimum" THEN last + 1 ELSE Max(last + 1, r.now + 1)
 
 \* lock.lua hold
 Hold(r, tk, f, ttl, readClock) ==
@@ -177,11 +178,11 @@ ReleaseQueued(r, tk, c) ==
 Renew(r, tk) == IF r.ks = "held" /\ r.ko = tk THEN [rs |-> [r EXCEPT !.kt = Lease], ok |-> TRUE]
                 ELSE [rs |-> r, ok |-> FALSE]
 
-\* fence.lua with the lease's floor
-FenceScript(r, tk, fl) ==
+\* fence.lua with the lease's predecessor's fence
+FenceScript(r, tk, above) ==
     IF r.ks # "held" \/ r.ko # tk THEN [rs |-> r, ok |-> FALSE, f |-> 0]
-    ELSE IF r.kf > fl THEN [rs |-> r, ok |-> TRUE, f |-> r.kf]
-    ELSE LET f == NextFence(r, Max(r.kf, fl))
+    ELSE IF r.kf > above THEN [rs |-> r, ok |-> TRUE, f |-> r.kf]
+    ELSE LET f == NextFence(r, Max(r.kf, above))
          IN [rs |-> [r EXCEPT !.kf = f, !.now = r.now + 1], ok |-> TRUE, f |-> f]
 
 (***************************************************************************)
@@ -192,8 +193,8 @@ NoCheckOf(c) == \A u \in Threads : ClientOf(u) = c => ~th[u].ck.on
 Up(t) == alive[ClientOf(t)]
 
 \* A thread's state once it holds: by Redis (own token) or by a local handover (the predecessor's token).
-Holding(s, tk, left, f, fl, up, hc, e) ==
-    [s EXCEPT !.pc = "holding", !.tok = tk, !.left = left, !.fence = f, !.floor = fl, !.up = up, !.hc = hc,
+Holding(s, tk, left, f, pf, up, hc, e) ==
+    [s EXCEPT !.pc = "holding", !.tok = tk, !.left = left, !.fence = f, !.predFence = pf, !.up = up, !.hc = hc,
               !.ep = e, !.age = 0, !.rn = NoRenew]
 
 \* The lease ends (released or lost); a write on its way stays on its way.
@@ -352,7 +353,7 @@ Release(t) ==
     /\ IF Takers(t) # {} THEN
           \E w \in Takers(t) :
              /\ th' = [th EXCEPT
-                  ![w] = Holding(th[w], s.tok, s.left, 0, Max(s.fence, s.floor),
+                  ![w] = Holding(th[w], s.tok, s.left, 0, Max(s.fence, s.predFence),
                                  IF Fair THEN Tail(s.up) ELSE <<>>, s.hc + 1, NextEpoch),
                   ![t] = [s EXCEPT !.pc = "releasing", !.rn = NoRenew,
                                    !.ck = [on |-> TRUE, holder |-> s.tok, waiter |-> Own(w), succ |-> w]]]
@@ -386,11 +387,11 @@ Check(t) ==
        /\ handoverLost' = (handoverLost \/ (~held /\ restarts = 0))
        /\ UNCHANGED <<pass, alive, lag, lastFence, lastEpoch, restarts, crashes, staleWrite, outOfOrder>>
 
-\* Lease.fencingToken() of a lease without one: fence.lua above the lease's floor, or the lease is lost.
+\* Lease.fencingToken() of a lease without one: fence.lua above the lease's predecessor's fence, or the lease is lost.
 GetFence(t) ==
     LET s == th[t] IN
     /\ Writes /\ s.pc = "holding" /\ s.fence = 0 /\ Up(t) /\ NoCheckOf(ClientOf(t))
-    /\ LET a == FenceScript(RS, s.tok, s.floor)
+    /\ LET a == FenceScript(RS, s.tok, s.predFence)
        IN /\ SetRS(a.rs)
           \* The fence belongs to the hold the key now records (the ghost kep).
           /\ th' = [th EXCEPT ![t] = IF a.ok THEN [s EXCEPT !.fence = a.f, !.ep = kep] ELSE Ended(s)]

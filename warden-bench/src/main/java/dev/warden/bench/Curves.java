@@ -146,7 +146,7 @@ final class Curves {
                 }
             }
         }
-        double top = Math.max(max * 1.15, floor(figure));
+        double top = Math.max(max * 1.15, leastTop(figure));
         int bottom = TOP + PANEL_HEIGHT;
         svg.append(String.format(Locale.ROOT, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>%n", x,
                 TOP - 8, Charts.escape(figure)));
@@ -227,7 +227,7 @@ final class Curves {
      * registration every second would cost, so that a flat line near zero reads as near zero; else whatever is above
      * zero.
      */
-    private static double floor(String figure) {
+    private static double leastTop(String figure) {
         return figure.startsWith("scripts per waiter") ? 1 : 1e-9;
     }
 

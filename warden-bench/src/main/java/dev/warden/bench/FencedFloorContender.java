@@ -6,7 +6,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 /**
  * The least a lock with fencing tokens can do, to price fencing against the floor where nothing is contended:
  * a script that takes a free key's last fence, adds one and sets {@code fence:token}, and a script that checks
- * the token and keeps the fence. No waiters, no wake-ups, no clock floor for fences after data loss: each of
+ * the token and keeps the fence. No waiters, no wake-ups, no clock minimum for fences after data loss: each of
  * those costs Warden more.
  */
 final class FencedFloorContender extends LettuceContender {

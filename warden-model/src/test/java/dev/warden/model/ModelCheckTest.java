@@ -101,8 +101,8 @@ class ModelCheckTest {
     }
 
     @Test
-    void fencesWithoutTheServerTimeFloorFallAfterTheCounterIsLost() throws Exception {
-        assertViolated("MutantNoFenceFloor", "Invariant Fencing is violated");
+    void fencesWithoutTheClockMinimumFallAfterTheCounterIsLost() throws Exception {
+        assertViolated("MutantNoClockMinimum", "Invariant Fencing is violated");
     }
 
     @Test

@@ -6,8 +6,9 @@ import java.util.Locale;
 
 /**
  * The server's clock ({@code TIME}) against the client's wall clock. Redis expires keys by its wall clock: a server
- * clock that steps forward expires leases early, and one that steps back lowers the floor of fencing tokens after
- * data loss. An offset between the two clocks suggests that one of them is not synchronised, and will be stepped.
+ * clock that steps forward expires leases early, and one that steps back lowers the clock minimum of fencing tokens
+ * after data loss. An offset between the two clocks suggests that one of them is not synchronised, and will be
+ * stepped.
  */
 final class ClockCheck implements Check {
     static final String CODE = "CLOCK";

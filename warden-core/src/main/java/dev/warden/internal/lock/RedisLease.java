@@ -30,20 +30,22 @@ public final class RedisLease extends LeaseBase {
     private volatile long fence;
     /**
      * Guards {@link #fenceRequest} and the setting of {@link #fence}, against a local handover, which reads the fence
-     * for its successor's floor; not the lease's own monitor, which a loss takes on a client thread.
+     * for its successor's {@link #predecessorFence}; not the lease's own monitor, which a loss takes on a client
+     * thread.
      */
     private final Object fenceLock = new Object();
     /**
      * The request for this lease's fence while one is in flight, shared by every caller who asks meanwhile; null
      * otherwise. No local handover takes the lock over from a lease with a fence request in flight, since the
-     * successor's floor must cover the fence it brings. Guarded by {@link #fenceLock}.
+     * successor's {@link #predecessorFence} must cover the fence it brings. Guarded by {@link #fenceLock}.
      */
     private CompletableFuture<Long> fenceRequest;
     /**
-     * A fence this lease's own must exceed: that of the lease of this client it took the lock over from, with the
-     * same token ({@link #handOverLocally}); 0 for a lease that Redis granted.
+     * The predecessor's fence, which this lease's own must exceed: that of the lease of this client it took the lock
+     * over from, with the same token ({@link #handOverLocally}), or that lease's predecessor's fence if it had none;
+     * 0 for a lease that Redis granted.
      */
-    private final long fenceFloor;
+    private final long predecessorFence;
     /** How many local handovers in a row led to this lease: 0 for a lease that Redis granted. */
     private final int handovers;
     /** When the first of the local handovers that led to this lease happened (with {@code handovers > 0}). */
@@ -77,7 +79,7 @@ public final class RedisLease extends LeaseBase {
         this.token = token;
         this.fence = fence;
         this.upcoming = upcoming;
-        this.fenceFloor = 0;
+        this.predecessorFence = 0;
         this.handovers = 0;
         this.handedFrom = 0;
     }
@@ -92,7 +94,7 @@ public final class RedisLease extends LeaseBase {
         this.acks = 0;
         this.keys = from.keys;
         this.token = from.token;
-        this.fenceFloor = Math.max(from.fence, from.fenceFloor);
+        this.predecessorFence = Math.max(from.fence, from.predecessorFence);
         this.handovers = from.handovers + 1;
         this.handedFrom = from.handovers == 0 ? now : from.handedFrom;
     }
@@ -145,7 +147,7 @@ public final class RedisLease extends LeaseBase {
             pending = new CompletableFuture<>();
             fenceRequest = pending;
         }
-        context.inFlight().send(InFlight.Kind.WORK, () -> context.scripts().fence(keys, token, fenceFloor),
+        context.inFlight().send(InFlight.Kind.WORK, () -> context.scripts().fence(keys, token, predecessorFence),
                 (issued, error) -> settleFence(pending, issued, error), error -> settleFence(pending, null, error));
         return pending;
     }
@@ -273,7 +275,7 @@ public final class RedisLease extends LeaseBase {
         }
         RedisLease successor;
         CompletableFuture<Boolean> check = new CompletableFuture<>();
-        // Not with a fence request in flight: the successor's floor must cover the fence it brings.
+        // Not with a fence request in flight: the successor must know the fence it brings (predecessorFence).
         synchronized (fenceLock) {
             successor = fenceRequest != null ? null : takeOver(waiter, now, null, () -> sendCheck(check,
                     () -> context.scripts().handed(keys, token, waiter.token())));
@@ -395,7 +397,7 @@ public final class RedisLease extends LeaseBase {
         RedisLease successor;
         CompletableFuture<List<String>> consumed = new CompletableFuture<>();
         CompletableFuture<Boolean> check = consumed.thenApply(queue -> queue != null);
-        // Not with a fence request in flight: the successor's floor must cover the fence it brings.
+        // Not with a fence request in flight: the successor must know the fence it brings (predecessorFence).
         synchronized (fenceLock) {
             successor = fenceRequest != null ? null : takeOver(waiter, now, queued.subList(1, queued.size()),
                     () -> sendCheck(consumed,

@@ -122,10 +122,11 @@ public final class Replies {
         /** How much of the holder's token {@link LockInfo#holder()} shows: enough to tell holders apart. */
         static final int HOLDER_CHARS = 8;
         /**
-         * 2020-01-01 in µs: fences are the server's time in µs when issued ({@code next_fence} in lock.lua), so one
-         * below this was not issued by Warden on a server with a sane clock, and tells no time.
+         * 2020-01-01 in µs: fences are at least the server's time in µs when issued (the clock minimum,
+         * {@code next_fence} in lock.lua), so one below this was not issued by Warden on a server with a sane clock,
+         * and tells no time.
          */
-        static final long FENCE_TIME_FLOOR_MICROS = 1_577_836_800_000_000L;
+        static final long EARLIEST_FENCE_TIME_MICROS = 1_577_836_800_000_000L;
 
         /**
          * @param identities the identities of the holder's and the waiters' origins ({@link #origins()})
@@ -163,7 +164,7 @@ public final class Replies {
          *         holder has no fence, or when the fence tells no time (ahead of the server's clock, or too low)
          */
         public Optional<Duration> heldFor() {
-            return held && fence >= FENCE_TIME_FLOOR_MICROS && fence <= nowMicros
+            return held && fence >= EARLIEST_FENCE_TIME_MICROS && fence <= nowMicros
                     ? Optional.of(Duration.of(nowMicros - fence, ChronoUnit.MICROS)) : Optional.empty();
         }
 

@@ -155,12 +155,12 @@ public final class Scripts {
 
     /**
      * Returns the fence of a lock this token holds, issuing it now if the lease was acquired without one, or has
-     * one no higher than {@code floor} (the lease took the lock over locally from one that had it); empty if the
-     * token does not hold the lock.
+     * one no higher than {@code above}: the predecessor's fence, where the lease took the lock over locally from
+     * one that had a fence, else 0; empty if the token does not hold the lock.
      */
-    public CompletableFuture<OptionalLong> fence(LockKeys keys, String token, long floor) {
+    public CompletableFuture<OptionalLong> fence(LockKeys keys, String token, long above) {
         return this.<Long>run(FENCE, ScriptOutputType.INTEGER, new String[] {keys.lock()}, token,
-                Long.toString(floor)).thenApply(Replies::fence);
+                Long.toString(above)).thenApply(Replies::fence);
     }
 
     /** Whether the lock's key carries this token ({@code held.lua}), changing nothing: for {@link Lease#confirm}. */

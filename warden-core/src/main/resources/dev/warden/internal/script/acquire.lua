@@ -31,7 +31,7 @@ if ARGV[3] == '2' and redis.call('ZREM', KEYS[2], ARGV[1]) == 1 and redis.call('
   redis.call('DEL', KEYS[2])
 end
 if not current and ARGV[4] == '0' then
-  -- No fence to carry on: the holder gets one when it first asks (fence.lua), at the same server-time floor.
+  -- No fence to carry on: the holder gets one when it first asks (fence.lua), under the same clock minimum.
   hold(KEYS[1], 0, ARGV[1], ARGV[2])
   return 0
 end

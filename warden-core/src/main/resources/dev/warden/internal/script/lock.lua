@@ -49,9 +49,9 @@ local function not_a_lock(key)
   return redis.error_reply('WARDEN key ' .. key .. ' holds a value that is not a Warden lock')
 end
 
--- The next fencing token after the fence `last` (a number, 0 for none): max(last + 1, server time in us), so that
--- fences keep rising even after the key was lost. Fences exceed 2^53 only in the year 2255; until then a double
--- holds them exactly, and '%.0f' writes them without an exponent.
+-- The next fencing token after the fence `last` (a number, 0 for none): max(last + 1, server time in us), the clock
+-- minimum, so that fences keep rising even after the key was lost. Fences exceed 2^53 only in the year 2255; until
+-- then a double holds them exactly, and '%.0f' writes them without an exponent.
 local function next_fence(last)
   return math.max(last + 1, now_us())
 end
