@@ -27,7 +27,8 @@ import org.redisson.config.Config;
  * <p>S5: N leases held with the watchdog at a short lease for a while: renewal requests per lease per renewal
  * period (top-level EVAL/EVALSHA calls from INFO commandstats), the client process's CPU time, whether every
  * lease is still held, and Redis's main-thread CPU, the capacity it implies and the commands run per renewal due
- * ({@link ServerCost}). S6: Redis memory per held lock (INFO used_memory delta), client heap per held lease, and
+ * ({@link ServerCost}); beside them the renewals performed per renewal due and Redis's CPU per renewal performed,
+ * since a watchdog that renews less often than due looks cheaper per renewal due than it is per renewal. S6: Redis memory per held lock (INFO used_memory delta), client heap per held lease, and
  * what a released lock leaves behind.
  */
 final class Resources {
@@ -37,6 +38,14 @@ final class Resources {
     static final String CAPACITY_PER_RENEWAL = "redis capacity renewals/s";
     /** S5: the commands Redis ran per renewal due, those that scripts call included. */
     static final String COMMANDS_PER_RENEWAL = "commands per renewal";
+    /**
+     * S5: the renewals performed (each one {@code PEXPIRE} of a lease's key) per renewal due. A watchdog that renews
+     * less often than every third of its lease shows below 1, and then costs Redis less per renewal due than per
+     * renewal it performs.
+     */
+    static final String RENEWALS_PERFORMED = "renewals performed per renewal due";
+    /** S5: Redis's main-thread CPU per renewal performed, in microseconds. */
+    static final String REDIS_CPU_PER_RENEWAL_PERFORMED = "redis cpu us per renewal performed";
 
     private Resources() {
     }
@@ -60,6 +69,10 @@ final class Resources {
             figures.put(REDIS_CPU_PER_RENEWAL, perRenewal.cpuMicros());
             figures.put(CAPACITY_PER_RENEWAL, perRenewal.capacity());
             figures.put(COMMANDS_PER_RENEWAL, perRenewal.commands());
+            long performed = after.pexpires() - before.pexpires();
+            figures.put(RENEWALS_PERFORMED, performed / (leases * periods));
+            figures.put(REDIS_CPU_PER_RENEWAL_PERFORMED,
+                    performed > 0 ? after.since(before, performed).cpuMicros() : Double.NaN);
             figures.put("leases still held", (double) holder.stillHeld());
             holder.releaseAll();
             return figures;

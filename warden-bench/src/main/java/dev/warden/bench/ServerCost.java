@@ -29,8 +29,15 @@ final class ServerCost implements AutoCloseable {
         return new ServerCost(new Resp(parsed.getHost(), parsed.getPort(), Duration.ofSeconds(30)));
     }
 
-    /** Redis's counters at one moment. */
-    record Reading(double cpuSeconds, long commands) {
+    /**
+     * Redis's counters at one moment.
+     *
+     * @param cpuSeconds the main thread's CPU ({@link #cpuSeconds})
+     * @param commands   the commands run, a script's own calls included, {@code INFO} excepted
+     * @param pexpires   the {@code PEXPIRE} calls among them: one per lease renewal performed, for both contenders
+     *                   that S5 measures (Warden's {@code renew.lua}, Redisson's renewal script)
+     */
+    record Reading(double cpuSeconds, long commands, long pexpires) {
         /** @return the CPU in microseconds and the commands from {@code before} to this reading, per {@code ops} */
         Cost since(Reading before, double ops) {
             return new Cost((cpuSeconds - before.cpuSeconds) * 1e6 / ops, (commands - before.commands) / ops);
@@ -57,8 +64,8 @@ final class ServerCost implements AutoCloseable {
     /** @return the server's counters now */
     Reading read() throws IOException {
         double cpu = cpuSeconds((String) resp.call("INFO", "cpu"));
-        long commands = commands((String) resp.call("INFO", "commandstats"));
-        return new Reading(cpu, commands);
+        String stats = (String) resp.call("INFO", "commandstats");
+        return new Reading(cpu, commands(stats), calls(stats, "pexpire"));
     }
 
     /**
@@ -106,6 +113,22 @@ final class ServerCost implements AutoCloseable {
             }
         }
         return calls;
+    }
+
+    /**
+     * @param info    the reply to {@code INFO commandstats}
+     * @param command a command's name, lower case
+     * @return its calls, 0 if it has not run
+     */
+    static long calls(String info, String command) {
+        String prefix = "cmdstat_" + command + ":calls=";
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith(prefix)) {
+                int to = line.indexOf(',', prefix.length());
+                return Long.parseLong(line.substring(prefix.length(), to < 0 ? line.length() : to));
+            }
+        }
+        return 0;
     }
 
     @Override

@@ -53,5 +53,10 @@ class ServerCostTest {
         assertThat(ServerCost.commands("# Commandstats\r\ncmdstat_set:calls=3,usec=9,usec_per_call=3.00,"
                 + "rejected_calls=0,failed_calls=0\r\ncmdstat_info:calls=7,usec=1\r\ncmdstat_client|setname:calls=2,"
                 + "usec=1\r\n")).isEqualTo(5);
+        String stats = "# Commandstats\r\ncmdstat_pexpireat:calls=9,usec=9\r\ncmdstat_pexpire:calls=4,usec=8,"
+                + "usec_per_call=2.00\r\ncmdstat_expire:calls=1,usec=1\r\n";
+        assertThat(ServerCost.calls(stats, "pexpire")).isEqualTo(4);
+        assertThat(ServerCost.calls(stats, "expire")).isEqualTo(1);
+        assertThat(ServerCost.calls(stats, "hexists")).isZero();
     }
 }
