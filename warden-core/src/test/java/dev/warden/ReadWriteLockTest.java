@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -313,15 +314,59 @@ class ReadWriteLockTest extends RedisTestSupport {
         write.release();
     }
 
-    /** Waits until {@code count} waiters are queued and subscribed, and the tries they sent have been answered. */
-    private void awaitQueuedAndListening(String name, long count) throws InterruptedException {
-        awaitQueued(name, count);
-        assertThat(eventually(Duration.ofSeconds(5), () -> !((List<?>) server.call("PUBSUB", "CHANNELS",
-                "test:{" + name + "}:rw:c:*")).isEmpty())).isTrue();
-        // Not a condition this test can see: a read-write lock's waiters register as renewing ones only (no quiet
-        // registration to tell that a waiter's last try was answered, as RedisTestSupport.awaitWaiting does for a
-        // lock's), and the try a waiter sends once subscribed leaves no other mark in Redis. 200 ms for it.
-        Thread.sleep(200);
+    /**
+     * Waits until the waiters are queued and subscribed, and the last try each sent on subscribing has been answered. A
+     * client's first waiter of the lock tries with arm 0, which queues it, subscribes to its client's grant channel
+     * and, once subscribed, tries again with arm 1 (a grant published meanwhile was missed). A later waiter of that
+     * client whose first try was sent while the channel was subscribed already missed nothing (Notifier.unbroken): it
+     * joins and waits without a second try, its arm staying 0 (ShareAcquisition.onHeld). The call sites make that
+     * deterministic by starting such a waiter only once its client's first one shows arm 1. Every waiter tries again
+     * about a second later (to renew its registration), hence "at least". A try writes its arm into the waiter's
+     * registration, so once every registration names at least its arm in {@code minArms}, Redis has run each waiter's
+     * last try; then a refused try of each waiting client, answered on the same connection after its waiters' tries,
+     * shows that the client has handled their answers too. A refused try never registers, lends or fences, and leaves
+     * the queue alone.
+     *
+     * @param refused a half of each waiting client's lock whose try, without waiting, is refused
+     * @param minArms per waiter, in queue order, the least arm its registration shows: 1 for its client's first
+     *                waiter, 0 for a later one
+     */
+    private void awaitQueuedAndListening(String name, List<DistributedLock> refused, long... minArms)
+            throws InterruptedException {
+        await(() -> {
+            List<Long> arms = registrationArms(name);
+            if (arms.size() != minArms.length) {
+                return false;
+            }
+            for (int i = 0; i < minArms.length; i++) {
+                if (arms.get(i) < minArms[i]) {
+                    return false;
+                }
+            }
+            return true;
+        }, Duration.ofSeconds(5), minArms.length + " waiters of " + name + " queued, arms at least "
+                + Arrays.toString(minArms));
+        for (DistributedLock half : refused) {
+            assertThat(half.tryAcquire()).isEmpty();
+        }
+    }
+
+    /**
+     * The arm (the try that wrote it) of each queued waiter's registration, in queue order, or -1 for a waiter with
+     * none: "until:grant:arm:permits:client" (queue.lua, share.lua).
+     */
+    @SuppressWarnings("unchecked")
+    private List<Long> registrationArms(String name) {
+        List<String> tokens = (List<String>) server.call("ZRANGE", queueKey(name), "0", "-1");
+        if (tokens.isEmpty()) {
+            return List.of();
+        }
+        List<String> args = new ArrayList<>();
+        args.add("HMGET");
+        args.add("test:{" + name + "}:rw:r");
+        args.addAll(tokens);
+        return ((List<String>) server.call(args.toArray(String[]::new))).stream()
+                .map(entry -> entry == null ? -1L : Long.parseLong(entry.split(":")[2])).toList();
     }
 
     /** Acquires a half of the lock on a thread of its own, which a lease records as its owner. */
@@ -343,14 +388,20 @@ class ReadWriteLockTest extends RedisTestSupport {
         try {
             Lease writer = lock.writeLock().acquire();
             List<CompletableFuture<Lease>> readers = new ArrayList<>();
-            for (int i = 0; i < 3; i++) {
+            // This thread holds the write lock, so its try of the read lock would be granted beside it (a
+            // downgrade); its try of the write lock is refused.
+            List<DistributedLock> refused = List.of(lock.writeLock());
+            readers.add(onItsOwnThread(pool, lock.readLock()));
+            // The client's first waiter subscribes its channel before the others try (see awaitQueuedAndListening).
+            awaitQueuedAndListening(name, refused, 1);
+            for (int i = 1; i < 3; i++) {
                 readers.add(onItsOwnThread(pool, lock.readLock()));
                 awaitQueued(name, i + 1);
             }
             CompletableFuture<Lease> nextWriter = onItsOwnThread(pool, lock.writeLock());
             awaitQueued(name, 4);
             CompletableFuture<Lease> lateReader = onItsOwnThread(pool, lock.readLock());
-            awaitQueuedAndListening(name, 5);
+            awaitQueuedAndListening(name, refused, 1, 0, 0, 0, 0);
             server.call("CONFIG", "RESETSTAT");
             assertThat(writer.release()).isTrue();
             List<Lease> leases = new ArrayList<>();
@@ -392,11 +443,14 @@ class ReadWriteLockTest extends RedisTestSupport {
         ExecutorService pool = Executors.newFixedThreadPool(1);
         try {
             Lease writer = lock.writeLock().acquire();
-            CompletableFuture<Optional<Lease>> otherWriter = recorded(client()).readWriteLock(name).writeLock()
+            DistributedReadWriteLock other = recorded(client()).readWriteLock(name);
+            CompletableFuture<Optional<Lease>> otherWriter = other.writeLock()
                     .tryAcquireAsync(Duration.ofSeconds(BOUND_SECONDS));
             awaitQueued(name, 1);
             CompletableFuture<Lease> reader = onItsOwnThread(pool, lock.readLock());
-            awaitQueuedAndListening(name, 2);
+            // Each waiter is its client's first. This thread holds the write lock, so its try of the read lock
+            // would be granted beside it (a downgrade); its try of the write lock is refused.
+            awaitQueuedAndListening(name, List.of(other.writeLock(), lock.writeLock()), 1, 1);
             server.call("CONFIG", "RESETSTAT");
             assertThat(writer.release()).isTrue();
             Lease next = otherWriter.get(BOUND_SECONDS, TimeUnit.SECONDS).orElseThrow();
@@ -419,9 +473,13 @@ class ReadWriteLockTest extends RedisTestSupport {
         try {
             Lease reader = lock.readLock().acquire();
             CompletableFuture<Lease> writer = onItsOwnThread(pool, lock.writeLock());
-            awaitQueued(name, 1);
+            // This thread holds the read lock, so its try of the write lock throws (an upgrade); its try of the
+            // read lock is refused, the writer being queued first.
+            List<DistributedLock> refused = List.of(lock.readLock());
+            // The client's first waiter subscribes its channel before the other tries (see awaitQueuedAndListening).
+            awaitQueuedAndListening(name, refused, 1);
             CompletableFuture<Lease> late = onItsOwnThread(pool, lock.readLock());
-            awaitQueuedAndListening(name, 2);
+            awaitQueuedAndListening(name, refused, 1, 0);
             server.call("CONFIG", "RESETSTAT");
             assertThat(reader.release()).isTrue();
             Lease written = writer.get(BOUND_SECONDS, TimeUnit.SECONDS);
