@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,6 +26,36 @@ class ConfirmTest extends RedisTestSupport {
         assertThat((Long) server.call("PTTL", "test:{" + name + "}")).isBetween(1L, 20_000L);
         assertThat(lease.isHeld()).isTrue();
         assertThat(lease.release()).isTrue();
+    }
+
+    @Test
+    void onlyTheTokenAfterTheColonHoldsTheLock() throws Exception {
+        // The lease's token after the colon, with a fence or without one, holds the lock.
+        String name = uniqueName();
+        Lease lease = client().lock(name).tryAcquire(Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+        String token = tokenIn(name);
+        for (String held : List.of("17:" + token, ":" + token, "1764318000123456:" + token)) {
+            server.call("SET", "test:{" + name + "}", held, "KEEPTTL");
+            assertThat(lease.confirm()).as(held).isTrue();
+        }
+        assertThat(lease.release()).isTrue();
+        // Values that end with the token, or nearly, but do not carry it after the colon: each on a lease of its own,
+        // since a lease found lost asks Redis no more.
+        List<UnaryOperator<String>> others = List.of(t -> "17:x" + t, t -> t, t -> ":" + t.substring(1),
+                t -> "17:" + t + "x", t -> t + ":" + t.substring(0, t.length() - 1), t -> "x");
+        for (UnaryOperator<String> other : others) {
+            String each = uniqueName();
+            Lease taken = client().lock(each).tryAcquire(Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+            String value = other.apply(tokenIn(each));
+            server.call("SET", "test:{" + each + "}", value, "KEEPTTL");
+            assertThat(taken.confirm()).as(value).isFalse();
+        }
+    }
+
+    /** @return the token in the lock key of {@code name}: what follows its colon */
+    private static String tokenIn(String name) {
+        String value = (String) server.call("GET", "test:{" + name + "}");
+        return value.substring(value.indexOf(':') + 1);
     }
 
     @Test
