@@ -18,8 +18,9 @@ public final class SweepQueue<E> {
     static final int CHUNK = 1024;
 
     private final AtomicReference<Chunk<E>> tail;
-    // The draining side; callers drain under one lock.
+    /** The draining side: the chunk drained next. Guarded by the lock its callers drain under. */
     private Chunk<E> head;
+    /** The next slot of {@link #head} to drain. Guarded by the lock its callers drain under. */
     private int index;
 
     public SweepQueue() {

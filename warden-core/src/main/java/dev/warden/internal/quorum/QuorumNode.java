@@ -26,8 +26,11 @@ public final class QuorumNode {
     private final String instanceId;
     private volatile Deployment server;
     private volatile RuntimeException lastFailure;
+    /** Whether a connection attempt is under way. Guarded by this. */
     private boolean connecting;
+    /** When the last connection attempt began ({@code System.nanoTime}). Guarded by this. */
     private long lastAttempt;
+    /** Closed: no connection attempt begins any more. Guarded by this. */
     private boolean closed;
     /** Whether a failed request was logged yet, when (ticker), and how many failed since. Guarded by this. */
     private boolean warned;

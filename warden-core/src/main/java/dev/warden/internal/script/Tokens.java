@@ -93,6 +93,7 @@ public final class Tokens {
 
     private final class Stripe {
         private final byte[] buffer = new byte[BYTES * PER_DRAW];
+        /** The next unused byte of {@link #buffer}. Guarded by this stripe. */
         private int position = buffer.length;
 
         synchronized void take(byte[] into) {

@@ -35,6 +35,7 @@ final class ClusterLink implements Link {
     private final RedisVersion version;
     private final AtomicBoolean refreshing = new AtomicBoolean();
     private volatile CompletableFuture<StatefulRedisClusterConnection<String, String>> ackConnection;
+    /** Closed: no acknowledgement connection opens any more. Guarded by this. */
     private boolean closed;
 
     ClusterLink(RedisClusterClient client) {

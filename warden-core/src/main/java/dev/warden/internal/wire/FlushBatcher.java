@@ -36,6 +36,7 @@ final class FlushBatcher extends ChannelDuplexHandler {
     private boolean reading;
     /** Flushes held back since the last write. */
     private int held;
+    /** A flush behind the event loop's queue is scheduled. Confined to the channel's event loop, as every field. */
     private boolean scheduled;
 
     @Override
