@@ -9,6 +9,7 @@ import dev.warden.LockConfig;
 import dev.warden.LockInfo;
 import dev.warden.ReadWriteLockInfo;
 import dev.warden.SemaphoreInfo;
+import dev.warden.internal.base.Require;
 import dev.warden.internal.inspect.LockListing;
 import dev.warden.internal.inspect.NamePattern;
 import dev.warden.internal.lead.Candidate;
@@ -31,6 +32,20 @@ import org.slf4j.LoggerFactory;
  * listing locks of each kind ({@link LockListing}) from the sources each of them has.
  */
 abstract class LockClientBase implements LockClient {
+    /**
+     * The check before a new handle: its name, and an open client.
+     *
+     * @param closed whether the client is closed
+     * @throws IllegalArgumentException if the name is blank or longer than {@link #MAX_NAME_LENGTH}
+     * @throws IllegalStateException    if the client is closed
+     */
+    static void requireOpen(String name, boolean closed) {
+        Require.lockName(name, MAX_NAME_LENGTH);
+        if (closed) {
+            throw new IllegalStateException("client is closed");
+        }
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(LockClientBase.class);
 
     /** The client's configuration, as given. */

@@ -9,7 +9,6 @@ import dev.warden.LockException;
 import dev.warden.LockInfo;
 import dev.warden.internal.base.Await;
 import dev.warden.internal.base.Pending;
-import dev.warden.internal.base.Require;
 import dev.warden.internal.inspect.Inspector;
 import dev.warden.internal.inspect.LockListing;
 import dev.warden.internal.inspect.NamePattern;
@@ -101,10 +100,7 @@ final class QuorumLockClient extends LockClientBase {
 
     @Override
     public DistributedLock lock(String name) {
-        Require.lockName(name, MAX_NAME_LENGTH);
-        if (closed) {
-            throw new IllegalStateException("client is closed");
-        }
+        requireOpen(name, closed);
         return new QuorumLock(locks, name);
     }
 

@@ -116,19 +116,13 @@ public final class RedisLockClient extends LockClientBase {
 
     @Override
     public DistributedLock lock(String name) {
-        Require.lockName(name, MAX_NAME_LENGTH);
-        if (closed) {
-            throw new IllegalStateException("client is closed");
-        }
+        requireOpen(name, closed);
         return new RedisLock(locks, name, Replicas.of(config.replicaAcks(), config.replicaAckTimeout()));
     }
 
     @Override
     public DistributedReadWriteLock readWriteLock(String name) {
-        Require.lockName(name, MAX_NAME_LENGTH);
-        if (closed) {
-            throw new IllegalStateException("client is closed");
-        }
+        requireOpen(name, closed);
         return new RedisReadWriteLock(shares, name);
     }
 
@@ -137,9 +131,7 @@ public final class RedisLockClient extends LockClientBase {
         Require.lockName(name, MAX_NAME_LENGTH);
         Require.argument(permits >= 1 && permits <= MAX_PERMITS, "permits must be between 1 and %d: %d",
                 MAX_PERMITS, permits);
-        if (closed) {
-            throw new IllegalStateException("client is closed");
-        }
+        requireOpen(name, closed);
         return new RedisSemaphore(shares, name, permits);
     }
 
