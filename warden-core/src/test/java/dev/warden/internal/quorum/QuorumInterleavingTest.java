@@ -228,8 +228,12 @@ class QuorumInterleavingTest {
                     waiter.wake();
                 }
                 case GIVE_UP -> waiter.result.cancel(false);
-                case SPLIT -> servers.get(SPLIT).call("SET", key, ANOTHER_CLIENT, "PX",
-                        Long.toString(LEASE_MILLIS));
+                // Another client takes the server, as it could: over the holder's hold (the holder's release there
+                // then fails), but never over a grant the waiter already has there, which no client could take.
+                case SPLIT -> servers.get(SPLIT).call("EVAL", "local v = redis.call('GET', KEYS[1]) "
+                        + "if v and string.sub(v, -#ARGV[2] - 1) == ':' .. ARGV[2] then return 0 end "
+                        + "redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[3]) return 1", "1", key, ANOTHER_CLIENT,
+                        waiter.token(), Long.toString(LEASE_MILLIS));
             }
         }
 
