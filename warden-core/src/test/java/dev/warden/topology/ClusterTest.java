@@ -184,9 +184,7 @@ class ClusterTest {
         // lock's slot (sharded): a grant published before that would be found only by its next try, a second later.
         // Before Redis 7 there is no sharded pub/sub: the channels are plain ones, on the node each client's
         // pub/sub connection reached.
-        String info = (String) cluster.nodes().get(0).call("INFO", "server");
-        int from = info.indexOf("redis_version:") + "redis_version:".length();
-        boolean sharded = Integer.parseInt(info.substring(from, info.indexOf('.', from))) >= 7;
+        boolean sharded = cluster.nodes().get(0).majorVersion() >= 7;
         for (int i = 0; i < 6; i++) {
             String lock = "warden:{grant-" + i + "}";
             RedisServer node = cluster.ownerOf(((Long) cluster.nodes().get(0).call("CLUSTER", "KEYSLOT", lock))

@@ -23,6 +23,11 @@ public enum Standing {
         return this == TRIED || this == JOINED;
     }
 
+    /** @return the standing after a try is sent: {@link #TRIED} from {@link #NEW}, else unchanged */
+    public Standing afterTry() {
+        return this == NEW ? TRIED : this;
+    }
+
     /**
      * The one check of every move: forward only, and a try or a join after leaving is refused.
      *
@@ -32,7 +37,7 @@ public enum Standing {
      *                               loudly instead of leaving a waiter nobody removes
      */
     public Standing to(Standing next, String what) {
-        if (next.ordinal() < ordinal() || (this == LEFT && next != LEFT) || (this == NEW && next == JOINED)) {
+        if (next.ordinal() < ordinal() || (this == NEW && next == JOINED)) {
             throw new IllegalStateException(what + " moved from " + this + " to " + next);
         }
         return next;

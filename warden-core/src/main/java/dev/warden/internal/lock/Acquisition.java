@@ -685,9 +685,7 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         move(Phase.TRYING);
         woken = false;
         cancelTimer();
-        if (standing == Standing.NEW) {
-            stand(Standing.TRIED);
-        }
+        stand(standing.afterTry());
         if (!queued) {
             return 0;
         }

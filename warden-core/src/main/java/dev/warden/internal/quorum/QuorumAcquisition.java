@@ -101,9 +101,7 @@ public final class QuorumAcquisition implements Notifier.Waiter {
             move(Phase.TRYING);
             woken = false;
             kind = Scripts.Try.of(waits, standing != Standing.NEW);
-            if (standing == Standing.NEW) {
-                stand(Standing.TRIED);
-            }
+            stand(standing.afterTry());
             if (timer != null) {
                 timer.cancel(false);
                 timer = null;

@@ -173,9 +173,9 @@ public final class ShareAcquisition implements Notifier.Waiter {
             kind = Scripts.Try.of(waits, standing != Standing.NEW);
             sentAt = context.ticker().read();
             if (standing == Standing.NEW) {
-                stand(Standing.TRIED);
                 firstSentAt = sentAt;
             }
+            stand(standing.afterTry());
             arm = arms++;
             armSentAt[arm % ARMS_KEPT] = sentAt;
             markAtSend = waits ? context.notifier().mark(channel) : null;
