@@ -306,10 +306,10 @@ public final class Scripts {
         String[] key = {keys.lock()};
         String ms = Long.toString(millis);
         if (!replicas.required()) {
-            return this.<List<Object>>run(RENEW, ScriptOutputType.MULTI, key, token, ms)
+            return this.<List<Object>>run(RENEW, ScriptOutputType.MULTI, key, ms, token)
                     .thenApply(reply -> Replies.renewed(reply, 1)[0]);
         }
-        return this.<List<Object>>runAcked(RENEW, ScriptOutputType.MULTI, key, replicas, token, ms).thenApply(acked -> {
+        return this.<List<Object>>runAcked(RENEW, ScriptOutputType.MULTI, key, replicas, ms, token).thenApply(acked -> {
             if (acked.acks() < replicas.count()) {
                 throw new LockReplicationException("expiry change acknowledged by " + acked.acks() + " of "
                         + replicas.count() + " replicas", (int) acked.acks(), replicas.count());
@@ -326,12 +326,26 @@ public final class Scripts {
         return keys;
     }
 
-    /** Per lease its token and lease ms, as {@code renew.lua} takes them. */
-    private static String[] renewedArgs(List<Renewal<LockKeys>> batch) {
-        String[] args = new String[batch.size() * 2];
+    /**
+     * The tokens and lease ms as {@code renew.lua} takes them: the lease once and then each token where every lease
+     * of the batch has the same length, else "" and then each token with its lease.
+     */
+    static String[] renewedArgs(List<Renewal<LockKeys>> batch) {
+        long millis = batch.get(0).millis();
+        boolean same = batch.stream().allMatch(renewal -> renewal.millis() == millis);
+        if (same) {
+            String[] args = new String[batch.size() + 1];
+            args[0] = Long.toString(millis);
+            for (int i = 0; i < batch.size(); i++) {
+                args[i + 1] = batch.get(i).token();
+            }
+            return args;
+        }
+        String[] args = new String[batch.size() * 2 + 1];
+        args[0] = "";
         for (int i = 0; i < batch.size(); i++) {
-            args[2 * i] = batch.get(i).token();
-            args[2 * i + 1] = Long.toString(batch.get(i).millis());
+            args[2 * i + 1] = batch.get(i).token();
+            args[2 * i + 2] = Long.toString(batch.get(i).millis());
         }
         return args;
     }
