@@ -61,7 +61,6 @@ if first and (companion or used + permits <= cap) then
   -- Readers (or small requests) queued right behind this one may share the lock with it.
   used = grant_waiters(state, holders, queue, registrations, used + permits, cap, ARGV[10], last, retention,
     ARGV[13], ARGV[14])
-  redis.call('HSET', state, 'used', used)
   return {1, last, lease}
 end
 local wait = -1

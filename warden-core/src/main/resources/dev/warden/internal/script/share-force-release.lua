@@ -20,5 +20,4 @@ for _, token in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
 end
 used = grant_waiters(KEYS[1], KEYS[2], KEYS[3], KEYS[4], used, cap, ARGV[2], read.fence, tonumber(ARGV[3]), ARGV[4],
   ARGV[5])
-redis.call('HSET', KEYS[1], 'used', used)
 return removed

@@ -22,8 +22,9 @@ local listed = {}
 if cap then
   used, listed = grant_waiters(KEYS[1], KEYS[2], KEYS[3], KEYS[4], used, cap, ARGV[2], read.fence, tonumber(ARGV[3]),
     ARGV[4], ARGV[5], ARGV[6])
+else
+  redis.call('HSET', KEYS[1], 'used', used)
 end
-redis.call('HSET', KEYS[1], 'used', used)
 if #listed == 0 then return 1 end
 table.insert(listed, 1, 1)
 return listed

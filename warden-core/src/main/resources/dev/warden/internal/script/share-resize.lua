@@ -21,6 +21,5 @@ redis.call('HSET', state, 'cap', ARGV[2])
 if new > cap then
   used = grant_waiters(state, holders, queue, registrations, used, new, ARGV[3], read.fence, retention, ARGV[5],
     ARGV[6])
-  redis.call('HSET', state, 'used', used)
 end
 return {before, used}

@@ -93,11 +93,16 @@ local function enqueue(queue, registrations, token, life, grant, arm, permits, i
   return score, redis.call('ZCARD', queue) - own
 end
 
+-- The client id of a registration, `entry` as HGET read it (or nothing): what its count is kept under.
+local function counted_as(entry)
+  return entry and string.match(entry, '^%d+:%d+:%d+:%d+:(.*)$')
+end
+
 -- Removes a waiter's registration, `entry` as HGET read it (or nothing), and no longer counts it for its client.
 -- The caller removes it from the queue.
 local function unregister(registrations, token, entry)
   redis.call('HDEL', registrations, token)
-  local id = entry and string.match(entry, '^%d+:%d+:%d+:%d+:(.*)$')
+  local id = counted_as(entry)
   if id and redis.call('HINCRBY', registrations, '#' .. id, -1) <= 0 then
     redis.call('HDEL', registrations, '#' .. id)
   end
@@ -141,36 +146,82 @@ end
 -- `last` (a number); each is told "<token>:<fence>:<arm>" on its client's channel ("<channel>:<client id>"), but
 -- a waiter of the client `mine` (nil: none) is listed instead, for the caller's reply.
 -- A waiter that does not fit stops the grants, so that a large request is not passed by smaller ones, nor a writer
--- by readers. Returns the permits lent after (which the caller writes as "used"), and the grants listed.
+-- by readers. Writes "used" with the grants, and returns it and the grants listed.
+-- The queue is read four waiters at a time (ZRANGE, HMGET), and what they change is written once per four: every
+-- command a script calls costs Redis more than the work it does, and a release that grants often grants several.
 local function grant_waiters(state, holders, queue, registrations, used, cap, kind, last, retention, channel,
                              publish, mine)
-  local latest = 0
-  local listed = {}
-  while used < cap do
-    local head = redis.call('ZRANGE', queue, 0, 0)[1]
-    if not head then break end
-    local entry = redis.call('HGET', registrations, head)
-    local until_ms, grant, arm, client = parse_registration(entry)
-    if until_ms and until_ms > now_ms() then
-      local permits, id = split_client(client)
-      if used + permits > cap then break end
-      redis.call('ZREM', queue, head)
-      unregister(registrations, head, entry)
-      local ends = now_ms() + tonumber(grant)
-      last = lend(state, holders, head, permits, ends, cap, kind, last)
-      latest = math.max(latest, ends)
-      used = used + permits
-      local grant = head .. ':' .. fence_text(last) .. ':' .. arm
-      if id == mine then
-        listed[#listed + 1] = grant
+  local now, latest, issued = now_ms(), 0, false
+  local listed, fields, left = {}, {}, {}
+  local more = used < cap
+  while more do
+    local heads = redis.call('ZRANGE', queue, 0, 3)
+    if #heads == 0 then break end
+    local entries = redis.call('HMGET', registrations, unpack(heads))
+    local removed, members = {}, {}
+    more = #heads == 4
+    for i, head in ipairs(heads) do
+      local entry = entries[i]
+      local until_ms, grant, arm, client = parse_registration(entry)
+      if until_ms and until_ms > now then
+        local permits, id = split_client(client)
+        if used + permits > cap then
+          more = false
+          break
+        end
+        if kind == 's' or permits >= cap then
+          last = next_fence(last)
+          issued = true
+        end
+        local ends, fence = now + tonumber(grant), fence_text(last)
+        fields[#fields + 1] = head
+        fields[#fields + 1] = permits .. ':' .. fence
+        members[#members + 1] = ends
+        members[#members + 1] = head
+        latest = math.max(latest, ends)
+        used = used + permits
+        left[id] = (left[id] or 0) + 1
+        removed[#removed + 1] = head
+        local message = head .. ':' .. fence .. ':' .. arm
+        if id == mine then
+          listed[#listed + 1] = message
+        else
+          redis.call(publish, channel .. ':' .. id, message)
+        end
+        if used >= cap then
+          more = false
+          break
+        end
       else
-        redis.call(publish, channel .. ':' .. id, grant)
+        removed[#removed + 1] = head
+        local id = counted_as(entry)
+        if id then left[id] = (left[id] or 0) + 1 end
       end
-    else
-      redis.call('ZREM', queue, head)
-      unregister(registrations, head, entry)
+    end
+    if #removed > 0 then
+      redis.call('ZREM', queue, unpack(removed))
+      redis.call('HDEL', registrations, unpack(removed))
+    end
+    if #members > 0 then
+      redis.call('ZADD', holders, unpack(members))
+    end
+    if more and #fields > 0 then
+      redis.call('HSET', state, unpack(fields))
+      fields = {}
     end
   end
+  for id, count in pairs(left) do
+    if redis.call('HINCRBY', registrations, '#' .. id, -count) <= 0 then
+      redis.call('HDEL', registrations, '#' .. id)
+    end
+  end
+  fields[#fields + 1] = 'used'
+  fields[#fields + 1] = used
+  if issued then
+    fields[#fields + 1] = 'fence'
+    fields[#fields + 1] = fence_text(last)
+  end
+  redis.call('HSET', state, unpack(fields))
   if latest > 0 then retain(state, holders, latest, retention) end
   return used, listed
 end
