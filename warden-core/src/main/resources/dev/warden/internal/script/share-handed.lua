@@ -55,10 +55,9 @@ for i = 7, #ARGV, 2 do
     fence = -2
     freed = true
   elseif held then
-    if ARGV[2] == 's' or permits >= cap then
-      last = next_fence(last)
-      issued = true
-    end
+    local fresh
+    last, fresh = holder_fence(ARGV[2], permits, cap, last)
+    issued = issued or fresh
     fence = last
     entries[#entries + 1] = new
     entries[#entries + 1] = permits .. ':' .. fence_text(fence)

@@ -48,14 +48,22 @@ local function read_state(state, holders, tokens)
           entries = entries}
 end
 
--- Lends `permits` of the capacity `cap` to `token` until `ends` (server ms), after the fence `last` (a number).
--- A semaphore's permits and a writer (the whole capacity) get the next fencing token; a reader gets the last one
--- issued, which the next writer's exceeds. Returns the holder's fence, which is the last one issued after it. The
--- caller writes "used", and makes the keys outlive the lease (retain).
-local function lend(state, holders, token, permits, ends, cap, kind, last)
-  local fence = last
+-- The fence of a new holder of `permits` of the capacity `cap`, after the fence `last` (a number), and whether it is
+-- a new one: a semaphore's permits and a writer (the whole capacity) get the next fencing token; a reader gets the
+-- last one issued, which the next writer's exceeds.
+local function holder_fence(kind, permits, cap, last)
   if kind == 's' or permits >= cap then
-    fence = next_fence(last)
+    return next_fence(last), true
+  end
+  return last, false
+end
+
+-- Lends `permits` of the capacity `cap` to `token` until `ends` (server ms), after the fence `last` (a number).
+-- Returns the holder's fence (holder_fence), which is the last one issued after it. The caller writes "used", and
+-- makes the keys outlive the lease (retain).
+local function lend(state, holders, token, permits, ends, cap, kind, last)
+  local fence, issued = holder_fence(kind, permits, cap, last)
+  if issued then
     redis.call('HSET', state, 'fence', fence_text(fence), token, permits .. ':' .. fence_text(fence))
   else
     redis.call('HSET', state, token, permits .. ':' .. fence_text(fence))
@@ -169,10 +177,9 @@ local function grant_waiters(state, holders, queue, registrations, used, cap, ki
           more = false
           break
         end
-        if kind == 's' or permits >= cap then
-          last = next_fence(last)
-          issued = true
-        end
+        local fresh
+        last, fresh = holder_fence(kind, permits, cap, last)
+        issued = issued or fresh
         local ends, fence = now + tonumber(grant), fence_text(last)
         fields[#fields + 1] = head
         fields[#fields + 1] = permits .. ':' .. fence
