@@ -394,23 +394,71 @@ final class FaultRun {
      * Cuts off a worker that holds a lock for two leases. The holder goes on working under its lock through the
      * partition and half a lease beyond, as a long job would: its lease runs out meanwhile, unrenewed. Every other
      * partition ends with a reset of the worker's connections instead of a heal.
+     *
+     * <p>The cut comes only once the worker notes a hold stretched ({@code STRETCH-HELD}): a hold that was past its
+     * stretch (reentering, releasing) when the cut came would end in an error rather than a loss, and a run whose
+     * every cut came so would lose no lease, though its holders were struck.
+     *
+     * @return the worker cut off, or null if no worker's hold could be stretched now (a leadership run cuts off
+     *         its leader, which has no hold to stretch)
      */
     private List<String> partitionHolder(Targets targets, long lease) throws Exception {
-        List<Process> workers = targets.workers();
         Network network = targets.network();
-        int victim = strikeHolder(targets, w -> {
-            tell(workers.get(w), "STRETCH " + lease * 5 / 2);
-            network.cut(w);
-        }, w -> {
-            network.heal(w, false);
-            tell(workers.get(w), "STRETCH 0");
-        });
+        int victim;
+        if (plan.leadership()) {
+            // A candidate has no hold to stretch: the leader is cut off as it leads, kept cut off if it still does.
+            victim = strikeHolder(targets, network::cut, w -> network.heal(w, false));
+        } else {
+            victim = stretchedHolder(targets, lease * 5 / 2);
+            if (victim < 0) {
+                System.out.println("client-partition: no worker's hold could be stretched");
+                return null;
+            }
+            network.cut(victim);
+        }
         TimeUnit.MILLISECONDS.sleep(lease * 2);
         boolean reset = injected.getOrDefault("fault " + Fault.CLIENT_PARTITION, 0) % 2 == 1;
         int resets = network.heal(victim, reset);
         System.out.printf("client-partition: w%d cut off for %d ms, then %s%n", victim, lease * 2,
                 reset ? resets + " connections reset" : "healed");
         return List.of("w" + victim);
+    }
+
+    /**
+     * Stretches the holds in progress of a worker that holds a lock, for {@code millis}, until one notes a hold
+     * stretched; a worker that notes none within 300 ms is let go, and another tried, up to a bound.
+     *
+     * @return the worker whose hold is stretched, or -1
+     */
+    private int stretchedHolder(Targets targets, long millis) throws Exception {
+        List<Process> workers = targets.workers();
+        for (int attempt = 1; attempt <= STALL_ATTEMPTS; attempt++) {
+            int victim = holder(targets);
+            Process worker = workers.get(victim);
+            tell(worker, "STRETCH-HELD " + millis);
+            if (awaitStretched(targets, worker)) {
+                return victim;
+            }
+            tell(worker, "STRETCH 0");
+        }
+        return -1;
+    }
+
+    /**
+     * A hold in progress reaches its stretch within its short hold; one past it (reentering, releasing) is not
+     * stretched.
+     *
+     * @return whether the worker noted a hold stretched within 300 ms
+     */
+    private static boolean awaitStretched(Targets targets, Process worker) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+        while (targets.store().stretchedName(worker.pid(), null) == null) {
+            if (System.nanoTime() - until >= 0) {
+                return false;
+            }
+            TimeUnit.MILLISECONDS.sleep(5);
+        }
+        return true;
     }
 
     /** Cuts off one worker's pub/sub connection alone for two leases; null if no worker has one yet. */

@@ -26,9 +26,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * or warden-leader / naive-leader, whose workers are candidates of an election instead ({@link LeaderWorker}).
  *
  * <p>On standard input the worker waits for {@code GO}; after it, {@code STRETCH <ms>} makes every hold in progress or
- * begun in the next {@code ms} milliseconds last until then, as a long job under the lock would: the run cuts the
- * worker off the network meanwhile. {@code STRETCH-HELD <ms>} stretches only the holds in progress, and notes their
- * names in the store for the run's administrator to force free. {@code CLOSE} closes the worker's client
+ * begun in the next {@code ms} milliseconds last until then, as a long job under the lock would: the run slows the
+ * worker's network meanwhile. {@code STRETCH-HELD <ms>} stretches only the holds in progress, and notes their
+ * names in the store, for the run to strike once one is: its administrator forces it free, or it cuts the worker
+ * off the network. {@code CLOSE} closes the worker's client
  * mid-flight and opens another. A stretched hold records the last validity its lease showed during the hold,
  * when the lease shows none by its release.
  */
