@@ -123,6 +123,9 @@ class AclTest extends RedisTestSupport {
                 }
             }
         }
+        // The scripts' PUBSUB picks its subcommand as it runs: NUMSUB, or SHARDNUMSUB in a cluster (ClusterAclTest).
+        assertThat(needed.remove("pubsub")).as("a script calls PUBSUB").isTrue();
+        needed.add("pubsub|numsub");
         assertThat(granted()).isEqualTo(needed);
         assertThat(rule()).startsWith("on").contains("resetkeys", "~warden:*", "resetchannels", "&warden:*", "-@all");
     }
@@ -232,7 +235,8 @@ class AclTest extends RedisTestSupport {
 
         assertThat(aclLog()).as("refusals").isEmpty();
         Set<String> unused = granted();
-        unused.removeIf(command -> calls(command) > 0);
+        // Redis 7 counts a subcommand ("pubsub|numsub") on its own; Redis 6.2 under its command ("pubsub").
+        unused.removeIf(command -> calls(command) > 0 || calls(command.replaceFirst("\\|.*", "")) > 0);
         assertThat(unused).as("granted but never sent").isEmpty();
     }
 

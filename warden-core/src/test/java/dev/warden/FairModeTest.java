@@ -26,8 +26,8 @@ class FairModeTest extends RedisTestSupport {
 
     /**
      * Subscribes to every channel of a lock and records, in order, the channel of each grant or wake-up published:
-     * not a client's id on its own channel, the probe by which a waiter's try learns that its client listens
-     * ({@code queue.lua}), nor a message that tells a quiet waiter how long a grant to the waiter ahead of it lasts
+     * not a client's id on its own channel, which that client ignores, nor a message that tells a quiet waiter how
+     * long a grant to the waiter ahead of it lasts
      * ({@code "+<token>:<ms>"}, {@code release-queued.lua}).
      */
     /** A message heard on a channel. */

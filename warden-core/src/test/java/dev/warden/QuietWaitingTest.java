@@ -79,6 +79,25 @@ class QuietWaitingTest extends RedisTestSupport {
         holder.release();
     }
 
+    /**
+     * A waiter learns that its client is subscribed to its grant channel by counting the subscribers there, not by
+     * a publication that its own client would receive and ignore: its quiet registration publishes nothing.
+     */
+    @Test
+    void aWaiterRegistersQuietlyWithoutPublishingAnything() throws Exception {
+        String name = uniqueName();
+        Lease holder = client().lock(name).tryAcquire().orElseThrow();
+        long published = calls("publish");
+        CompletableFuture<Optional<Lease>> wait = client().lock(name).tryAcquireAsync(Duration.ofSeconds(20));
+        awaitWaiting(name, 1);
+        assertThat(calls("publish")).as("PUBLISH calls while the waiter registered quietly").isEqualTo(published);
+        holder.release();
+        Lease granted = wait.get(10, TimeUnit.SECONDS).orElseThrow();
+        // The release granted the lock to the waiter and told its client: the count does see a publication.
+        assertThat(calls("publish")).as("PUBLISH calls after the grant").isGreaterThan(published);
+        assertThat(granted.release()).isTrue();
+    }
+
     @Test
     void aWaiterWhoseProcessWasKilledIsSkippedByTheNextGrant(@TempDir Path dir) throws Exception {
         String name = uniqueName();

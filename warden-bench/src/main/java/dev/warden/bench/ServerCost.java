@@ -34,8 +34,9 @@ final class ServerCost implements AutoCloseable {
      *
      * @param cpuSeconds the main thread's CPU ({@link #cpuSeconds})
      * @param commands   the commands run, a script's own calls included, {@code INFO} excepted
-     * @param pexpires   the {@code PEXPIRE} calls among them: one per lease renewal performed, for both contenders
-     *                   that S5 measures (Warden's {@code renew.lua}, Redisson's renewal script)
+     * @param pexpires   the {@code PEXPIRE} and {@code PEXPIREAT} calls among them: one per lease renewal
+     *                   performed, for both contenders that S5 measures (Warden's {@code renew.lua}, which sets the
+     *                   instant a lease ends, Redisson's renewal script, which sets its length)
      */
     record Reading(double cpuSeconds, long commands, long pexpires) {
         /** @return the CPU in microseconds and the commands from {@code before} to this reading, per {@code ops} */
@@ -65,7 +66,7 @@ final class ServerCost implements AutoCloseable {
     Reading read() throws IOException {
         double cpu = cpuSeconds((String) resp.call("INFO", "cpu"));
         String stats = (String) resp.call("INFO", "commandstats");
-        return new Reading(cpu, commands(stats), calls(stats, "pexpire"));
+        return new Reading(cpu, commands(stats), calls(stats, "pexpire") + calls(stats, "pexpireat"));
     }
 
     /**

@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(120)
 class ClusterAclTest {
     private static final Path DOC = Path.of("..", "docs", "acl.md");
-    private static final List<String> SHARDED = List.of("+ssubscribe", "+sunsubscribe", "+spublish");
+    private static final List<String> SHARDED = List.of("+ssubscribe", "+sunsubscribe", "+spublish",
+            "+pubsub|shardnumsub");
 
     /** The words after {@code ACL SETUSER warden} of docs/acl.md's first line that starts so and continues so. */
     private static List<String> words(String start) throws IOException {

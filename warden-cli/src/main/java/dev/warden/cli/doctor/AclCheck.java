@@ -76,7 +76,8 @@ final class AclCheck implements Check {
     }
 
     /**
-     * @return the ACL rule that allows a refused command, such as {@code +client|setname} or {@code +zpopmin};
+     * @return the ACL rule that allows a refused command, such as {@code +client|setname}, {@code +pubsub|numsub}
+     *         or {@code +zpopmin};
      *         empty where the command was allowed but its keys or channels were not (the patterns cover those)
      */
     static String rule(Trial trial) {
@@ -85,7 +86,8 @@ final class AclCheck implements Check {
             return "";
         }
         String[] words = trial.command().toLowerCase(java.util.Locale.ROOT).split(" ");
-        return words[0].equals("client") && words.length > 1 ? "+client|" + words[1] : "+" + words[0];
+        boolean bySubcommand = (words[0].equals("client") || words[0].equals("pubsub")) && words.length > 1;
+        return bySubcommand ? "+" + words[0] + "|" + words[1] : "+" + words[0];
     }
 
     private static String describe(List<Trial> failed) {

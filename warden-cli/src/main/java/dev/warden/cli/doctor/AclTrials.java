@@ -22,7 +22,10 @@ import static dev.warden.cli.doctor.DoctorProbe.attempt;
  * scratch lock of the server under test (keys under the clients' prefix, removed at once), each refusal named.
  */
 final class AclTrials {
-    /** Every command that the lock scripts call, tried in one script on a scratch lock; ARGV[1] is the publish. */
+    /**
+     * Every command that the lock scripts call, tried in one script on a scratch lock; ARGV[1] is the publish, ARGV[2]
+     * the channel, ARGV[3] the subscriber count that goes with the publish (NUMSUB, or SHARDNUMSUB).
+     */
     static final String TRIAL_SCRIPT = String.join("\n",
             "if redis.replicate_commands then redis.replicate_commands() end",
             "local out = {}",
@@ -39,6 +42,9 @@ final class AclTrials {
             "try('SET KEEPTTL', 'SET', KEYS[1], '2:doctor', 'KEEPTTL')",
             "try('PTTL', 'PTTL', KEYS[1])",
             "try('PEXPIRE', 'PEXPIRE', KEYS[1], 10000)",
+            "local now = redis.pcall('TIME')",
+            "local soon = type(now) == 'table' and not now.err and tonumber(now[1]) * 1000 + 10000 or 0",
+            "try('PEXPIREAT', 'PEXPIREAT', KEYS[1], string.format('%d', soon))",
             "try('EXISTS', 'EXISTS', KEYS[1])",
             "try('TIME', 'TIME')",
             "try('ZADD', 'ZADD', KEYS[2], 'NX', 1, 'doctor')",
@@ -60,6 +66,7 @@ final class AclTrials {
             "try('HVALS', 'HVALS', KEYS[3])",
             "try('HDEL', 'HDEL', KEYS[3], 'doctor')",
             "try(ARGV[1], ARGV[1], ARGV[2], '')",
+            "try('PUBSUB', 'PUBSUB', ARGV[3], ARGV[2])",
             "try('DEL', 'DEL', KEYS[1], KEYS[2], KEYS[3])",
             "return out");
 
@@ -94,6 +101,7 @@ final class AclTrials {
         String[] keys = {key, key + ":w", key + ":r"};
         boolean sharded = cluster && majorVersion(version) >= 7;
         String publish = sharded ? "SPUBLISH" : "PUBLISH";
+        String subscribers = sharded ? "SHARDNUMSUB" : "NUMSUB";
         String channel = key + ":c";
         String always = "every lock";
         List<AclCheck.Trial> trials = new ArrayList<>();
@@ -101,7 +109,7 @@ final class AclTrials {
         trials.add(trial("SET NX PX", true, "a first try", attempt(() -> redis.set(key, ":doctor",
                 SetArgs.Builder.nx().px(10_000)))));
         Outcome<List<Object>> eval = attempt(() -> redis.eval(TRIAL_SCRIPT, ScriptOutputType.MULTI, keys,
-                publish, channel));
+                publish, channel, subscribers));
         trials.add(trial("EVAL", true, always, eval));
         if (eval.ok()) {
             for (Object line : eval.value()) {
@@ -109,11 +117,13 @@ final class AclTrials {
                 // "@user_script: 4: The user executing the script can't ...": the line number says nothing here.
                 String error = parts.length > 1 && !parts[1].isEmpty()
                         ? parts[1].replaceFirst("^@user_script: ?\\d+: ?", "") : null;
-                trials.add(new AclCheck.Trial(parts[0] + " (in scripts)", true, always, Optional.ofNullable(error)));
+                // PUBSUB is granted by subcommand: the trial names the one the scripts call.
+                String command = parts[0].equals("PUBSUB") ? parts[0] + " " + subscribers : parts[0];
+                trials.add(new AclCheck.Trial(command + " (in scripts)", true, always, Optional.ofNullable(error)));
             }
             Outcome<String> sha = attempt(() -> redis.digest(TRIAL_SCRIPT));
             trials.add(trial("EVALSHA", true, always, attempt(() -> redis.evalsha(sha.value(), ScriptOutputType.MULTI,
-                    keys, publish, channel))));
+                    keys, publish, channel, subscribers))));
         }
         trials.add(trial(sharded ? "SSUBSCRIBE" : "SUBSCRIBE", true, "waiting for a lock", subscribe(channel,
                 sharded)));

@@ -188,6 +188,10 @@ class DoctorChecksTest {
         assertThat(refused.observed()).contains("1 of 4").contains("ZPOPMIN (in scripts)").contains("WAIT");
         assertThat(refused.meaning()).contains("ZPOPMIN").contains("CLIENT SETNAME").doesNotContain("WAIT");
         assertThat(refused.action()).contains("ACL SETUSER app +zpopmin +client|setname ~warden:* &warden:*");
+        // PUBSUB is granted by subcommand, as docs/acl.md grants it.
+        assertThat(AclCheck.rule(new AclCheck.Trial("PUBSUB NUMSUB (in scripts)", true, "every lock",
+                Optional.of("The user executing the script can't run this command or subcommand"))))
+                .isEqualTo("+pubsub|numsub");
         assertThat(AclCheck.evaluate("app", "warden:", List.of(eval, wait)).severity()).isEqualTo(Severity.WARN);
         AclCheck.Trial keys = new AclCheck.Trial("EVAL", true, "every lock",
                 Optional.of("NOPERM this user has no permissions to access one of the keys used as arguments"));

@@ -9,8 +9,7 @@
 -- issue a fence even where the key is missing (fair mode), "0" to leave it to the holder's first request for one
 -- (fence.lua); ARGV[9] the lock's channel, whose "<channel>:<client id>" carry grants, ARGV[10] the publish command
 -- (PUBLISH, or SPUBLISH for sharded pub/sub); ARGV[11], if given, lets the waiter register quietly where its client
--- listens on its grant channel, which a publication of the client's own id there tells (the client ignores it):
--- the ms left of its wait, -1 for no limit.
+-- is subscribed to its grant channel (see subscribed in queue.lua): the ms left of its wait, -1 for no limit.
 -- A free lock whose queue's head is a quiet registration of another client wakes that client (see live_waiter in
 -- queue.lua), or skips the head if nobody hears.
 -- Returns {1, fence, lease ms} when acquired, also when a release granted it to this token already (with the lease
@@ -29,7 +28,7 @@ if owner then
   end
   if ARGV[3] ~= '0' then
     local life = tonumber(ARGV[6])
-    if ARGV[11] and listens(ARGV[9], ARGV[7], ARGV[10], ARGV[7]) then
+    if ARGV[11] and subscribed(ARGV[9], ARGV[7], ARGV[10]) then
       -- Quiet: the waiter sends nothing until the holder's TTL runs out, or its wait ends if sooner.
       local wait = tonumber(ARGV[11])
       register(KEYS[2], KEYS[3], ARGV[1], life + ((wait >= 0 and wait < ttl) and wait or ttl), ARGV[5], ARGV[4],

@@ -37,6 +37,14 @@ local function listens(channel, client, publish, message)
   return redis.call(publish, channel .. ':' .. client, message) > 0
 end
 
+-- Whether the client is subscribed to its grant channel on this server, as `listens` tells but without publishing:
+-- PUBSUB NUMSUB counts the subscribers (SHARDNUMSUB, where `publish` is SPUBLISH), and delivers nothing. What a
+-- waiter asks of its own client, which has no use for a wake-up.
+local function subscribed(channel, client, publish)
+  local counts = redis.call('PUBSUB', publish == 'SPUBLISH' and 'SHARDNUMSUB' or 'NUMSUB', channel .. ':' .. client)
+  return counts[2] > 0
+end
+
 -- Whether a registration is live at the server's time: until its end, and beyond its last `life` ms (a quiet one)
 -- only while its client listens on its grant channel, which is then woken by `caller`'s id unless it is the
 -- caller's own client (see listens).

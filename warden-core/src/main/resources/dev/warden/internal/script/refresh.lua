@@ -6,13 +6,13 @@
 -- publish command, ARGV[3] the client's id, ARGV[4] how long a registration lives (life ms); then four per waiter:
 -- its token, the ms left of its wait (-1 for no limit), the lease ms a release grants it, its attempt (arm) number.
 -- Returns {the holder's PTTL, then per waiter 1 when renewed, 0 when it is not registered (or holds the lock)}; or
--- {-1} when the lock is not held by another, or the client does not listen on its grant channel: then each waiter
+-- {-1} when the lock is not held by another, or the client is not subscribed to its grant channel: then each waiter
 -- tries on its own, as it would have.
 local fence, owner = parse(redis.call('GET', KEYS[1]))
 if not fence or not owner then
   return {-1}
 end
-if not listens(ARGV[1], ARGV[3], ARGV[2], ARGV[3]) then
+if not subscribed(ARGV[1], ARGV[3], ARGV[2]) then
   return {-1}
 end
 local ttl = redis.call('PTTL', KEYS[1])

@@ -94,7 +94,7 @@ class ScriptsTest {
                 assertThat(count).as(script.name() + " calls " + defined.group(1)).isGreaterThan(1);
             }
         }
-        assertThat(script("renew").source()).contains("local function held_by(").doesNotContain("now_us")
+        assertThat(script("renew").source()).contains("local function held_by(").contains("local function now_ms(")
                 .doesNotContain("local function parse(")
                 .doesNotContain("board");
         assertThat(script("release-queued").source()).contains("local function board(")
