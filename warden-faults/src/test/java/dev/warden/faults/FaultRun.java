@@ -457,7 +457,8 @@ final class FaultRun {
             int victim = holder(targets);
             Process worker = workers.get(victim);
             tell(worker, "STRETCH-HELD " + millis);
-            if (awaitStretched(targets, worker)) {
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+            if (awaitStretched(targets, worker, null, until) != null) {
                 return victim;
             }
             tell(worker, "STRETCH 0");
@@ -469,17 +470,18 @@ final class FaultRun {
      * A hold in progress reaches its stretch within its short hold; one past it (reentering, releasing) is not
      * stretched.
      *
-     * @return whether the worker noted a hold stretched within 300 ms
+     * @param role  null for any name; else the role the stretched name must have ({@link FencedStore#stretchedName})
+     * @param until the System.nanoTime by which the worker must note a hold stretched
+     * @return the name of a hold the worker noted stretched by then, or null
      */
-    private static boolean awaitStretched(Targets targets, Process worker) throws InterruptedException {
-        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
-        while (targets.store().stretchedName(worker.pid(), null) == null) {
-            if (System.nanoTime() - until >= 0) {
-                return false;
-            }
+    private static String awaitStretched(Targets targets, Process worker, String role, long until)
+            throws InterruptedException {
+        String name = targets.store().stretchedName(worker.pid(), role);
+        while (name == null && System.nanoTime() - until < 0) {
             TimeUnit.MILLISECONDS.sleep(5);
+            name = targets.store().stretchedName(worker.pid(), role);
         }
-        return true;
+        return name;
     }
 
     /** Cuts off one worker's pub/sub connection alone for two leases; null if no worker has one yet. */
@@ -544,11 +546,7 @@ final class FaultRun {
                 // A hold in progress reaches its stretch within its 0-20 ms hold; one that was past it (reentering,
                 // releasing) is not stretched, and another try follows.
                 long until = Math.min(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300), giveUp);
-                String name = targets.store().stretchedName(worker.pid(), half);
-                while (name == null && System.nanoTime() - until < 0) {
-                    TimeUnit.MILLISECONDS.sleep(5);
-                    name = targets.store().stretchedName(worker.pid(), half);
-                }
+                String name = awaitStretched(targets, worker, half, until);
                 if (name != null) {
                     System.out.printf("force-release: '%s' forced%s from w%d (try %d)%n", name,
                             half == null ? "" : " alone", victim, attempt);
