@@ -10,6 +10,7 @@ import dev.warden.LockClient;
 import dev.warden.LockConfig;
 import dev.warden.LockConnectionException;
 import dev.warden.LockInfo;
+import dev.warden.internal.script.ScriptSources;
 import dev.warden.redisserver.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -246,6 +247,43 @@ class QuorumTest {
 
     private static boolean isFreeOrAbsent(Object value) {
         return value == null || isFree(value);
+    }
+
+    /**
+     * A try that lost gives its grants back, also to a server that has not answered yet. That give-back must reach
+     * the server after the try's acquire: had the acquire gone by SHA to a server that no longer knows the script
+     * (restarted, flushed, or never sent it), its source would follow behind the give-back, and the server would
+     * grant the lock to a try that had ended, for a whole lease, to nobody. Here server 0 forgets the lock and every
+     * script but the release, and is paused while the contender tries, so that the other servers decide the try.
+     */
+    @Test
+    void aGiveBackReachesAServerAfterTheAcquireItTakesBack() throws InterruptedException {
+        start(3);
+        LockClient holder = client(Duration.ofSeconds(5));
+        LockClient contender = client(Duration.ofSeconds(5));
+        // The contender has run the acquire script on every server: it sends it by SHA from now on.
+        assertThat(contender.lock("warm-up").tryAcquire().orElseThrow().release()).isTrue();
+        Lease held = holder.lock("orders").tryAcquire().orElseThrow();
+        RedisServer forgetful = servers.get(0);
+        forgetful.call("DEL", "warden:{orders}");
+        forgetful.call("SCRIPT", "FLUSH");
+        forgetful.call("SCRIPT", "LOAD", ScriptSources.source("release"));
+        forgetful.pause();
+        try {
+            // Held on servers 1 and 2: decided without server 0, whose answer and give-back are still to come.
+            assertThat(contender.lock("orders").tryAcquire()).isEmpty();
+        } finally {
+            forgetful.resume();
+        }
+        // The contender's acquire runs on server 0 once it is back (which loads the acquire script); its give-back
+        // must run after it and leave the lock free there.
+        Await.await(() -> "1".equals(String.valueOf(((List<?>) forgetful.call("SCRIPT", "EXISTS",
+                ScriptSources.sha("acquire"))).get(0))), Duration.ofSeconds(5), "the acquire to reach server 0");
+        assertThat(Await.eventually(Duration.ofSeconds(2),
+                () -> isFreeOrAbsent(forgetful.call("GET", "warden:{orders}"))))
+                .as("server 0 holds the lock for a try that ended: %s", forgetful.call("GET", "warden:{orders}"))
+                .isTrue();
+        assertThat(held.release()).isTrue();
     }
 
     @Test

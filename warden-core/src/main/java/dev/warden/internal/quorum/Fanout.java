@@ -20,8 +20,11 @@ final class Fanout {
     private static final Throwable PENDING = new Throwable("no answer yet", null, false, false) {
     };
 
-    /** One server's answer: a value, a failure, or not yet. */
-    record Outcome<T>(T value, Throwable error) {
+    /**
+     * One server's answer: a value, a failure, or not yet; {@code answer} is the server's request, which a pending
+     * outcome completes later (or times out), so that what must follow the request on that server can wait for it.
+     */
+    record Outcome<T>(T value, Throwable error, CompletableFuture<T> answer) {
         boolean ok() {
             return error == null;
         }
@@ -55,16 +58,20 @@ final class Fanout {
         CompletableFuture<List<Outcome<T>>> result = new CompletableFuture<>();
         @SuppressWarnings("unchecked")
         Outcome<T>[] answers = new Outcome[nodes.size()];
-        Arrays.fill(answers, new Outcome<T>(null, PENDING));
+        @SuppressWarnings("unchecked")
+        CompletableFuture<T>[] requests = new CompletableFuture[nodes.size()];
+        for (int i = 0; i < nodes.size(); i++) {
+            try {
+                requests[i] = operation.apply(nodes.get(i).server());
+            } catch (RuntimeException e) {
+                requests[i] = CompletableFuture.failedFuture(e);
+            }
+            answers[i] = new Outcome<>(null, PENDING, requests[i]);
+        }
         int[] missing = {nodes.size()};
         for (int i = 0; i < nodes.size(); i++) {
             int index = i;
-            CompletableFuture<T> future;
-            try {
-                future = operation.apply(nodes.get(i).server());
-            } catch (RuntimeException e) {
-                future = CompletableFuture.failedFuture(e);
-            }
+            CompletableFuture<T> future = requests[i];
             QuorumNode node = nodes.get(i);
             future.whenComplete((value, error) -> {
                 if (error != null) {
@@ -73,7 +80,7 @@ final class Fanout {
                 List<Outcome<T>> snapshot;
                 boolean done;
                 synchronized (answers) {
-                    answers[index] = new Outcome<>(value, error);
+                    answers[index] = new Outcome<>(value, error, future);
                     missing[0]--;
                     snapshot = new ArrayList<>(Arrays.asList(answers));
                     done = missing[0] == 0;

@@ -155,10 +155,10 @@ public final class QuorumAcquisition implements Notifier.Waiter {
             }
         }
         if (granted >= context.quorum().majority() && validity(sentAt) > 0) {
-            raise(fence, sentAt);
+            raise(fence, sentAt, outcomes);
             return;
         }
-        giveBack(outcomes);
+        CompletableFuture<Void> givenBack = giveBack(outcomes);
         LockException failure = lock.quorumFailure(outcomes, "acquire");
         if (failure != null) {
             result.completeExceptionally(failure);
@@ -169,11 +169,11 @@ public final class QuorumAcquisition implements Notifier.Waiter {
         long delay = context.quorum().outOfReach(held)
                 ? TimeUnit.MILLISECONDS.toNanos(Math.max(holderTtl, 0)) + TimeUnit.MILLISECONDS.toNanos(1)
                 : ThreadLocalRandom.current().nextLong(SPLIT_DELAY_MAX_NANOS);
-        retryLater(delay);
+        retryLater(delay, givenBack);
     }
 
     /** Agrees on the highest fence of the majority; granted if a majority still holds it in time. */
-    private void raise(long fence, long sentAt) {
+    private void raise(long fence, long sentAt, List<Fanout.Outcome<Replies.Acquire>> acquired) {
         context.inFlight().send(InFlight.Kind.WORK, () -> Fanout.until(context.quorum().nodes(),
                 server -> server.scripts().raiseFence(lock.keys(), token, fence),
                 outcomes -> context.quorum().decided(outcomes, Boolean::booleanValue)), (outcomes, error) -> {
@@ -196,12 +196,12 @@ public final class QuorumAcquisition implements Notifier.Waiter {
                         }
                         return;
                     }
-                    giveBack(null);
+                    CompletableFuture<Void> givenBack = giveBack(acquired);
                     LockException failure = lock.quorumFailure(outcomes, "acquire");
                     if (failure != null) {
                         result.completeExceptionally(failure);
                     } else {
-                        retryLater(ThreadLocalRandom.current().nextLong(SPLIT_DELAY_MAX_NANOS));
+                        retryLater(ThreadLocalRandom.current().nextLong(SPLIT_DELAY_MAX_NANOS), givenBack);
                     }
                 }, this::failed);
     }
@@ -212,32 +212,61 @@ public final class QuorumAcquisition implements Notifier.Waiter {
     }
 
     /**
-     * Releases by token on the servers that granted the lock or did not answer (they may have granted it), or on
-     * all when {@code outcomes} is null. Only this acquisition's grants go.
+     * Releases by token on the servers that granted the lock or failed to answer (they may have granted it), or on
+     * all when {@code outcomes} is null. Only this acquisition's grants go. A server that had not answered when the
+     * try was decided gets its give-back once it answers, not before: an acquire sent by SHA to a server that lost
+     * its scripts (restarted, flushed) is sent again with its source, behind whatever was sent after it, and a
+     * give-back ahead of it would leave the lock granted to nobody for a whole lease.
+     *
+     * @return completes when every give-back is sent: the next try goes after them on every server, so that a late
+     *         give-back never takes back a grant of that try (both carry the same token)
      */
-    private void giveBack(List<Fanout.Outcome<Replies.Acquire>> outcomes) {
+    private CompletableFuture<Void> giveBack(List<Fanout.Outcome<Replies.Acquire>> outcomes) {
+        List<CompletableFuture<?>> later = new java.util.ArrayList<>();
         for (int i = 0; i < context.quorum().nodes().size(); i++) {
-            if (outcomes != null && outcomes.get(i).ok() && outcomes.get(i).value() instanceof Replies.Held) {
+            Fanout.Outcome<Replies.Acquire> outcome = outcomes == null ? null : outcomes.get(i);
+            if (outcome != null && outcome.ok() && outcome.value() instanceof Replies.Held) {
                 continue;
             }
             Deployment server = context.quorum().nodes().get(i).connected();
             if (server == null) {
                 continue;
             }
-            // A server that cannot be reached keeps its grant, if any, until the lease expires.
-            context.inFlight().send(InFlight.Kind.CLEANUP,
-                    () -> server.scripts().release(lock.keys(), token, server.instanceId()), (released, error) -> {
-                        if (error != null) {
-                            LOG.debug("give-back of quorum lock '{}' failed; it expires: {}", lock.name(), error);
-                        }
-                    }, error -> LOG.debug("give-back of quorum lock '{}' failed; it expires", lock.name(), error));
+            if (outcome != null && outcome.pending()) {
+                later.add(outcome.answer().handle((reply, error) -> {
+                    if (error != null || !(reply instanceof Replies.Held)) {
+                        release(server);
+                    }
+                    return null;
+                }));
+            } else {
+                release(server);
+            }
         }
+        return CompletableFuture.allOf(later.toArray(CompletableFuture[]::new));
     }
 
-    private void retryLater(long delayNanos) {
+    /** Gives this acquisition's grant back on one server; a server that cannot be reached keeps it until expiry. */
+    private void release(Deployment server) {
+        context.inFlight().send(InFlight.Kind.CLEANUP,
+                () -> server.scripts().release(lock.keys(), token, server.instanceId()), (released, error) -> {
+                    if (error != null) {
+                        LOG.debug("give-back of quorum lock '{}' failed; it expires: {}", lock.name(), error);
+                    }
+                }, error -> LOG.debug("give-back of quorum lock '{}' failed; it expires", lock.name(), error));
+    }
+
+    /** Ends a try that was not granted: empty if it does not wait (any more), else waits and tries again. */
+    private void retryLater(long delayNanos, CompletableFuture<Void> givenBack) {
         long now = context.ticker().read();
         if (!waits || (!forever && now - deadline >= 0)) {
             result.complete(Optional.empty());
+            return;
+        }
+        if (!givenBack.isDone()) {
+            // Still TRYING meanwhile: a wake-up that comes now is kept (woken) and tried after.
+            Futures.whenDone(givenBack, (ok, error) -> retryLater(delayNanos, givenBack),
+                    "the give-back before the next try", lock.name());
             return;
         }
         boolean join;
