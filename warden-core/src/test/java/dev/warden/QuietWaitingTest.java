@@ -88,9 +88,12 @@ class QuietWaitingTest extends RedisTestSupport {
         String name = uniqueName();
         Lease holder = client().lock(name).tryAcquire().orElseThrow();
         long published = calls("publish");
+        long probed = calls("pubsub|numsub") + calls("pubsub");
         CompletableFuture<Optional<Lease>> wait = client().lock(name).tryAcquireAsync(Duration.ofSeconds(20));
         awaitWaiting(name, 1);
         assertThat(calls("publish")).as("PUBLISH calls while the waiter registered quietly").isEqualTo(published);
+        // It learnt that its client listens by counting the subscribers (PUBSUB NUMSUB; "pubsub" on Redis 6.2).
+        assertThat(calls("pubsub|numsub") + calls("pubsub")).as("PUBSUB NUMSUB calls").isGreaterThan(probed);
         holder.release();
         Lease granted = wait.get(10, TimeUnit.SECONDS).orElseThrow();
         // The release granted the lock to the waiter and told its client: the count does see a publication.

@@ -39,7 +39,7 @@ final class Resources {
     /** S5: the commands Redis ran per renewal due, those that scripts call included. */
     static final String COMMANDS_PER_RENEWAL = "commands per renewal";
     /**
-     * S5: the renewals performed (each one {@code PEXPIRE} of a lease's key) per renewal due. A watchdog that renews
+     * S5: the renewals performed (each one {@code PEXPIREAT} of a lease's key) per renewal due. A watchdog that renews
      * less often than every third of its lease shows below 1, and then costs Redis less per renewal due than per
      * renewal it performs.
      */

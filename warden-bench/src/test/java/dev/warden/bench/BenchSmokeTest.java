@@ -146,7 +146,7 @@ class BenchSmokeTest {
             assertThat(perRenewal).isPositive().isLessThan(10_000);
             assertThat(renewals.get(Resources.CAPACITY_PER_RENEWAL)).isCloseTo(1e6 / perRenewal, within(1e-6));
             assertThat(renewals.get(Resources.COMMANDS_PER_RENEWAL)).isGreaterThanOrEqualTo(0.9);
-            // Warden renews each lease once per third of its lease: about one PEXPIRE per renewal due (a 3 s hold
+            // Warden renews each lease once per third of its lease: about one PEXPIREAT per renewal due (a 3 s hold
             // holds three periods, and the first renewal of each lease may fall just outside it).
             assertThat(renewals.get(Resources.RENEWALS_PERFORMED)).isBetween(0.6, 1.4);
             assertThat(renewals.get(Resources.REDIS_CPU_PER_RENEWAL_PERFORMED)).isPositive().isLessThan(10_000);

@@ -447,13 +447,16 @@ final class FaultRun {
 
     /**
      * Stretches the holds in progress of a worker that holds a lock, for {@code millis}, until one notes a hold
-     * stretched; a worker that notes none within 300 ms is let go, and another tried, up to a bound.
+     * stretched; a worker that notes none within 300 ms is let go, and another tried, up to a bound: not past the
+     * time the cut and its aftermath ({@code millis}) still fit before the workload's end, nor longer than 4 s.
      *
      * @return the worker whose hold is stretched, or -1
      */
     private int stretchedHolder(Targets targets, long millis) throws Exception {
         List<Process> workers = targets.workers();
-        for (int attempt = 1; attempt <= STALL_ATTEMPTS; attempt++) {
+        long giveUp = Math.min(workloadEnd - TimeUnit.SECONDS.toNanos(2) - TimeUnit.MILLISECONDS.toNanos(millis),
+                System.nanoTime() + TimeUnit.SECONDS.toNanos(4));
+        for (int attempt = 1; attempt <= STALL_ATTEMPTS && System.nanoTime() - giveUp < 0; attempt++) {
             int victim = holder(targets);
             Process worker = workers.get(victim);
             tell(worker, "STRETCH-HELD " + millis);

@@ -44,7 +44,7 @@ final class AclTrials {
             "try('PEXPIRE', 'PEXPIRE', KEYS[1], 10000)",
             "local now = redis.pcall('TIME')",
             "local soon = type(now) == 'table' and not now.err and tonumber(now[1]) * 1000 + 10000 or 0",
-            "try('PEXPIREAT', 'PEXPIREAT', KEYS[1], string.format('%d', soon))",
+            "try('PEXPIREAT', 'PEXPIREAT', KEYS[1], string.format('%.0f', soon))",
             "try('EXISTS', 'EXISTS', KEYS[1])",
             "try('TIME', 'TIME')",
             "try('ZADD', 'ZADD', KEYS[2], 'NX', 1, 'doctor')",

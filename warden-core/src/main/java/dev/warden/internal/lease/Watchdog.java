@@ -67,7 +67,7 @@ public final class Watchdog<L extends LeaseBase> {
     private static final Logger LOG = LoggerFactory.getLogger(Watchdog.class);
     /**
      * Keys per renewal script: 200 keys keep Redis busy for about a quarter of a millisecond per call (a GET and a
-     * PEXPIRE each), and halve the calls that 100 took.
+     * PEXPIREAT each), and halve the calls that 100 took.
      */
     static final int BATCH = 200;
 

@@ -21,6 +21,12 @@ local function now_ms()
   return math.floor(now_us() / 1000)
 end
 
+-- The instant a lease of lease_ms (a number or its text) ends, as PEXPIREAT takes it: the server's time plus the
+-- lease, as an integer's text. '%.0f', not '%d', which a 32-bit build of Redis would cut to 32 bits.
+local function lease_end(lease_ms)
+  return string.format('%.0f', now_ms() + tonumber(lease_ms))
+end
+
 -- A lock key's value, parsed: the fence ('' while a holder has none) and the holder's token while held; the fence
 -- and no token while free; nothing for no value; false for a value that is not a Warden lock (see not_a_lock).
 local function parse(value)

@@ -8,16 +8,13 @@
 local result = {}
 local ms = ARGV[1]
 local stride = ms == '' and 2 or 1
-local function ends(lease_ms)
-  return string.format('%d', now_ms() + tonumber(lease_ms))
-end
-local batch_end = stride == 1 and ends(ms)
+local batch_end = stride == 1 and lease_end(ms)
 for i, key in ipairs(KEYS) do
   local at = stride * (i - 1) + 2
   -- pcall: a key that became another type (not a string) is a lost lease, not an error for every key of the batch.
   result[i] = 0
   if held_by(redis.pcall('GET', key), ARGV[at]) then
-    redis.call('PEXPIREAT', key, batch_end or ends(ARGV[at + 1]))
+    redis.call('PEXPIREAT', key, batch_end or lease_end(ARGV[at + 1]))
     result[i] = 1
   end
 end
