@@ -245,6 +245,17 @@ class QuorumTest {
         }
     }
 
+    /**
+     * Waits for an acquire to run on the server (its first run there loads the script, which was flushed), then for
+     * the lock "orders" to be free there: what was sent after the acquire to undo it ran after it.
+     */
+    private static void assertFreeAfterTheAcquire(RedisServer server, String otherwise) throws InterruptedException {
+        Await.await(() -> "1".equals(String.valueOf(((List<?>) server.call("SCRIPT", "EXISTS",
+                ScriptSources.sha("acquire"))).get(0))), Duration.ofSeconds(5), "the acquire to reach the server");
+        assertThat(Await.eventually(Duration.ofSeconds(2), () -> isFreeOrAbsent(server.call("GET", "warden:{orders}"))))
+                .as("%s: %s", otherwise, server.call("GET", "warden:{orders}")).isTrue();
+    }
+
     private static boolean isFreeOrAbsent(Object value) {
         return value == null || isFree(value);
     }
@@ -275,15 +286,56 @@ class QuorumTest {
         } finally {
             forgetful.resume();
         }
-        // The contender's acquire runs on server 0 once it is back (which loads the acquire script); its give-back
-        // must run after it and leave the lock free there.
-        Await.await(() -> "1".equals(String.valueOf(((List<?>) forgetful.call("SCRIPT", "EXISTS",
-                ScriptSources.sha("acquire"))).get(0))), Duration.ofSeconds(5), "the acquire to reach server 0");
-        assertThat(Await.eventually(Duration.ofSeconds(2),
-                () -> isFreeOrAbsent(forgetful.call("GET", "warden:{orders}"))))
-                .as("server 0 holds the lock for a try that ended: %s", forgetful.call("GET", "warden:{orders}"))
-                .isTrue();
+        // The contender's acquire runs on server 0 once it is back; its give-back must run after it.
+        assertFreeAfterTheAcquire(forgetful, "server 0 holds the lock for a try that ended");
         assertThat(held.release()).isTrue();
+    }
+
+    /** As the give-back above, a lease's release follows an acquire that had not answered when it was granted. */
+    @Test
+    void aReleaseReachesAServerAfterTheAcquireOfItsLease() throws InterruptedException {
+        start(3);
+        LockClient client = client(Duration.ofSeconds(5));
+        RedisServer forgetful = servers.get(0);
+        forgetful.call("SCRIPT", "FLUSH");
+        forgetful.call("SCRIPT", "LOAD", ScriptSources.source("release"));
+        forgetful.pause();
+        try {
+            // Granted and released by servers 1 and 2 while server 0 owes its answers.
+            Lease lease = client.lock("orders").tryAcquire().orElseThrow();
+            assertThat(lease.release()).isTrue();
+        } finally {
+            forgetful.resume();
+        }
+        assertFreeAfterTheAcquire(forgetful, "server 0 holds the lock for a released lease");
+    }
+
+    /**
+     * A waiter's next try does not wait for a paused server to answer its last one (or time out): only its request
+     * to that server does. The release is heard from the two live servers, and the waiter gets the lock from them.
+     */
+    @Test
+    void aPausedServerDoesNotHoldUpAWaiterAfterARelease() throws Exception {
+        start(3);
+        // A paused server's requests time out after 20 s: far beyond how long a grant may take here.
+        Lease held = client(Duration.ofSeconds(20)).lock("orders").tryAcquire().orElseThrow();
+        DistributedLock waiter = client(Duration.ofSeconds(20)).lock("orders");
+        servers.get(2).pause();
+        try {
+            CompletableFuture<Optional<Lease>> waiting = waiter.tryAcquireAsync(Duration.ofSeconds(20));
+            // Its first try registered on both live servers, and owes server 2 its answer.
+            Await.await(() -> servers.subList(0, 2).stream()
+                    .allMatch(server -> Long.valueOf(1).equals(server.call("ZCARD", "warden:{orders}:w"))),
+                    Duration.ofSeconds(5), "the waiter to register on servers 0 and 1");
+            long released = System.nanoTime();
+            assertThat(held.release()).isTrue();
+            Lease lease = waiting.get(15, TimeUnit.SECONDS).orElseThrow();
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - released);
+            assertThat(tookMillis).as("ms from the release to the waiter's grant").isLessThan(5_000);
+            assertThat(lease.release()).isTrue();
+        } finally {
+            servers.get(2).resume();
+        }
     }
 
     @Test

@@ -55,6 +55,17 @@ final class Fanout {
     static <T> CompletableFuture<List<Outcome<T>>> until(List<QuorumNode> nodes,
                                                          Function<Deployment, CompletableFuture<T>> operation,
                                                          Predicate<List<Outcome<T>>> decided) {
+        return until(nodes, operation, decided, new CompletableFuture<>());
+    }
+
+    /**
+     * As {@link #until(List, Function, Predicate)}, and tests {@code decided} again when {@code recheck} completes:
+     * for a rule that depends on more than the answers (a try that heard a release meanwhile).
+     */
+    static <T> CompletableFuture<List<Outcome<T>>> until(List<QuorumNode> nodes,
+                                                         Function<Deployment, CompletableFuture<T>> operation,
+                                                         Predicate<List<Outcome<T>>> decided,
+                                                         CompletableFuture<?> recheck) {
         CompletableFuture<List<Outcome<T>>> result = new CompletableFuture<>();
         @SuppressWarnings("unchecked")
         Outcome<T>[] answers = new Outcome[nodes.size()];
@@ -85,17 +96,29 @@ final class Fanout {
                     snapshot = new ArrayList<>(Arrays.asList(answers));
                     done = missing[0] == 0;
                 }
-                try {
-                    if (!result.isDone() && (done || decided.test(snapshot))) {
-                        result.complete(snapshot);
-                    }
-                } catch (RuntimeException | Error e) {
-                    // A rule that throws fails the fan-out rather than leave its caller waiting.
-                    result.completeExceptionally(e);
-                }
+                decide(result, snapshot, done, decided);
             });
         }
+        recheck.whenComplete((ignored, error) -> {
+            List<Outcome<T>> snapshot;
+            synchronized (answers) {
+                snapshot = new ArrayList<>(Arrays.asList(answers));
+            }
+            decide(result, snapshot, false, decided);
+        });
         return result;
+    }
+
+    private static <T> void decide(CompletableFuture<List<Outcome<T>>> result, List<Outcome<T>> snapshot, boolean done,
+                                   Predicate<List<Outcome<T>>> decided) {
+        try {
+            if (!result.isDone() && (done || decided.test(snapshot))) {
+                result.complete(snapshot);
+            }
+        } catch (RuntimeException | Error e) {
+            // A rule that throws fails the fan-out rather than leave its caller waiting.
+            result.completeExceptionally(e);
+        }
     }
 
     /** @return how many servers answered with a value that {@code yes} accepts */

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,10 +53,18 @@ public final class QuorumAcquisition implements Notifier.Waiter {
     private Standing standing = Standing.NEW;
     /** Data of {@link Phase#TRYING}: a wake-up came meanwhile, so try again after it. Guarded by this. */
     private boolean woken;
+    /**
+     * Data of {@link Phase#TRYING}: completed by a wake-up, so that a try that a majority of servers answered, but
+     * that waits for a slow or paused server to be decided, ends at once and goes again ({@link #undecided}). Guarded
+     * by this.
+     */
+    private CompletableFuture<Void> heard;
     /** The next try's timer, if scheduled. Guarded by this. */
     private ScheduledFuture<?> timer;
     /** Told when this acquisition starts waiting, for the listener. */
     private final Events.AcquireWatch watch;
+    /** This token's requests that a try was decided without, which its later requests to that server follow. */
+    private final Stragglers stragglers = new Stragglers();
 
     /**
      * @param lock      the lock it acquires: its name and keys
@@ -90,27 +99,44 @@ public final class QuorumAcquisition implements Notifier.Waiter {
     @Override
     public void wake() {
         Scripts.Try kind;
+        CompletableFuture<Void> tryHeard;
+        CompletableFuture<Void> recheck;
         synchronized (this) {
             if (result.isDone()) {
                 return;
             }
             if (phase != Phase.IDLE) {
                 woken = true;
-                return;
+                recheck = heard;
+                heard = null;
+                kind = null;
+                tryHeard = null;
+            } else {
+                move(Phase.TRYING);
+                woken = false;
+                recheck = null;
+                tryHeard = heard = new CompletableFuture<>();
+                kind = Scripts.Try.of(waits, standing != Standing.NEW);
+                stand(standing.afterTry());
+                if (timer != null) {
+                    timer.cancel(false);
+                    timer = null;
+                }
             }
-            move(Phase.TRYING);
-            woken = false;
-            kind = Scripts.Try.of(waits, standing != Standing.NEW);
-            stand(standing.afterTry());
-            if (timer != null) {
-                timer.cancel(false);
-                timer = null;
+        }
+        if (kind == null) {
+            if (recheck != null) {
+                // Outside the monitor: the fan-out tests its rule, which takes it.
+                recheck.complete(null);
             }
+            return;
         }
         long sentAt = context.ticker().read();
         context.inFlight().send(InFlight.Kind.WORK, () -> Fanout.until(context.quorum().nodes(),
-                server -> server.scripts().acquire(lock.keys(), token, leaseMillis, kind, true),
-                outcomes -> context.quorum().decided(outcomes, Replies.Acquired.class::isInstance)),
+                server -> stragglers.after(server,
+                        () -> server.scripts().acquire(lock.keys(), token, leaseMillis, kind, true)),
+                outcomes -> context.quorum().decided(outcomes, Replies.Acquired.class::isInstance)
+                        || undecided(outcomes), tryHeard),
                 (outcomes, error) -> {
                     if (error != null) {
                         failed(error);
@@ -118,6 +144,15 @@ public final class QuorumAcquisition implements Notifier.Waiter {
                         onReplies(outcomes, sentAt);
                     }
                 }, this::failed);
+    }
+
+    /**
+     * Whether a try ends although its answers leave it undecided: a release was heard meanwhile (woken), and a
+     * majority of the servers answered (granted or held), so that the try waits only for a slow or paused server,
+     * which may answer only at its command timeout; the next try goes at once, and finds what the release freed.
+     */
+    private synchronized boolean undecided(List<Fanout.Outcome<Replies.Acquire>> outcomes) {
+        return woken && Fanout.count(outcomes, reply -> true) >= context.quorum().majority();
     }
 
     /** The one place where the phase changes. Guarded by this. */
@@ -158,7 +193,7 @@ public final class QuorumAcquisition implements Notifier.Waiter {
             raise(fence, sentAt, outcomes);
             return;
         }
-        CompletableFuture<Void> givenBack = giveBack(outcomes);
+        giveBack(outcomes);
         LockException failure = lock.quorumFailure(outcomes, "acquire");
         if (failure != null) {
             result.completeExceptionally(failure);
@@ -169,7 +204,7 @@ public final class QuorumAcquisition implements Notifier.Waiter {
         long delay = context.quorum().outOfReach(held)
                 ? TimeUnit.MILLISECONDS.toNanos(Math.max(holderTtl, 0)) + TimeUnit.MILLISECONDS.toNanos(1)
                 : ThreadLocalRandom.current().nextLong(SPLIT_DELAY_MAX_NANOS);
-        retryLater(delay, givenBack);
+        retryLater(delay);
     }
 
     /** Agrees on the highest fence of the majority; granted if a majority still holds it in time. */
@@ -186,8 +221,10 @@ public final class QuorumAcquisition implements Notifier.Waiter {
                         synchronized (QuorumAcquisition.this) {
                             move(Phase.GRANTED);
                         }
+                        // A server that grants it late is held by the lease; its release follows that grant.
+                        stragglers(acquired);
                         QuorumLease lease = new QuorumLease(lock, context, token, fence, leaseMillis,
-                                renewing, sentAt, holding);
+                                renewing, sentAt, holding, stragglers);
                         // Watched before the caller can see it: a caller that releases it at once then takes it
                         // off the watchdog, instead of leaving a released lease there until a tick finds it.
                         lease.start();
@@ -196,12 +233,12 @@ public final class QuorumAcquisition implements Notifier.Waiter {
                         }
                         return;
                     }
-                    CompletableFuture<Void> givenBack = giveBack(acquired);
+                    giveBack(acquired);
                     LockException failure = lock.quorumFailure(outcomes, "acquire");
                     if (failure != null) {
                         result.completeExceptionally(failure);
                     } else {
-                        retryLater(ThreadLocalRandom.current().nextLong(SPLIT_DELAY_MAX_NANOS), givenBack);
+                        retryLater(ThreadLocalRandom.current().nextLong(SPLIT_DELAY_MAX_NANOS));
                     }
                 }, this::failed);
     }
@@ -214,15 +251,11 @@ public final class QuorumAcquisition implements Notifier.Waiter {
     /**
      * Releases by token on the servers that granted the lock or failed to answer (they may have granted it), or on
      * all when {@code outcomes} is null. Only this acquisition's grants go. A server that had not answered when the
-     * try was decided gets its give-back once it answers, not before: an acquire sent by SHA to a server that lost
-     * its scripts (restarted, flushed) is sent again with its source, behind whatever was sent after it, and a
-     * give-back ahead of it would leave the lock granted to nobody for a whole lease.
-     *
-     * @return completes when every give-back is sent: the next try goes after them on every server, so that a late
-     *         give-back never takes back a grant of that try (both carry the same token)
+     * try was decided gets its give-back once it answers ("held": none), not before: see {@link Stragglers}. The
+     * next try to that server follows the give-back, which therefore never takes back a grant of that try (both
+     * carry the same token).
      */
-    private CompletableFuture<Void> giveBack(List<Fanout.Outcome<Replies.Acquire>> outcomes) {
-        List<CompletableFuture<?>> later = new java.util.ArrayList<>();
+    private void giveBack(List<Fanout.Outcome<Replies.Acquire>> outcomes) {
         for (int i = 0; i < context.quorum().nodes().size(); i++) {
             Fanout.Outcome<Replies.Acquire> outcome = outcomes == null ? null : outcomes.get(i);
             if (outcome != null && outcome.ok() && outcome.value() instanceof Replies.Held) {
@@ -233,7 +266,7 @@ public final class QuorumAcquisition implements Notifier.Waiter {
                 continue;
             }
             if (outcome != null && outcome.pending()) {
-                later.add(outcome.answer().handle((reply, error) -> {
+                stragglers.add(server, outcome.answer().handle((reply, error) -> {
                     if (error != null || !(reply instanceof Replies.Held)) {
                         release(server);
                     }
@@ -243,7 +276,16 @@ public final class QuorumAcquisition implements Notifier.Waiter {
                 release(server);
             }
         }
-        return CompletableFuture.allOf(later.toArray(CompletableFuture[]::new));
+    }
+
+    /** Keeps the acquires of a granted try that had not answered, which the lease's release must follow. */
+    private void stragglers(List<Fanout.Outcome<Replies.Acquire>> outcomes) {
+        for (int i = 0; i < outcomes.size(); i++) {
+            Deployment server = context.quorum().nodes().get(i).connected();
+            if (outcomes.get(i).pending() && server != null) {
+                stragglers.add(server, outcomes.get(i).answer());
+            }
+        }
     }
 
     /** Gives this acquisition's grant back on one server; a server that cannot be reached keeps it until expiry. */
@@ -257,16 +299,10 @@ public final class QuorumAcquisition implements Notifier.Waiter {
     }
 
     /** Ends a try that was not granted: empty if it does not wait (any more), else waits and tries again. */
-    private void retryLater(long delayNanos, CompletableFuture<Void> givenBack) {
+    private void retryLater(long delayNanos) {
         long now = context.ticker().read();
         if (!waits || (!forever && now - deadline >= 0)) {
             result.complete(Optional.empty());
-            return;
-        }
-        if (!givenBack.isDone()) {
-            // Still TRYING meanwhile: a wake-up that comes now is kept (woken) and tried after.
-            Futures.whenDone(givenBack, (ok, error) -> retryLater(delayNanos, givenBack),
-                    "the give-back before the next try", lock.name());
             return;
         }
         boolean join;
@@ -280,26 +316,37 @@ public final class QuorumAcquisition implements Notifier.Waiter {
             if (join) {
                 stand(Standing.JOINED);
             }
-            if (!join) {
-                if (woken) {
-                    retry = true;
-                } else {
-                    long delay = forever ? delayNanos : Math.min(delayNanos, deadline - now);
-                    timer = context.scheduler().schedule(this::wake, Math.max(delay, 0), TimeUnit.NANOSECONDS);
-                }
+            if (!join && woken) {
+                retry = true;
+            } else {
+                // After the holder's TTL or a split vote's delay, and at the deadline at the latest; also while
+                // subscribing, which a paused server may hold up until its command timeout.
+                long delay = forever ? delayNanos : Math.min(delayNanos, deadline - now);
+                timer = context.scheduler().schedule(this::wake, Math.max(delay, 0), TimeUnit.NANOSECONDS);
             }
         }
         if (join) {
             watch.waiting();
-            // Subscribe on every server; then try again, since a release before the subscription was not heard.
-            // A server that cannot subscribe leaves the wait to the timers.
+            // Subscribe on every server; then try again, since a release before the subscription was not heard:
+            // once a majority subscribed (or failed to), not all, since a paused server would hold the try up
+            // until its command timeout, while a majority of servers can grant the lock without it. A release on
+            // a server that subscribes later is heard there, or found by the timer's try.
             List<CompletableFuture<?>> joins = new java.util.ArrayList<>();
             context.quorum().eachConnected(server -> joins.add(
                     server.notifier().join(lock.keys().channel(), this).handle((ok, e) -> null)));
-            CompletableFuture<?>[] subscriptions = joins.toArray(CompletableFuture[]::new);
-            // wake() fails the acquisition itself if it throws; this stage only carries on.
-            Futures.whenDone(CompletableFuture.allOf(subscriptions), (ok, error) -> wake(),
-                    "the try after subscribing", lock.name());
+            int needed = Math.min(joins.size(), context.quorum().majority());
+            AtomicInteger subscribed = new AtomicInteger();
+            if (needed == 0) {
+                wake();
+            }
+            for (CompletableFuture<?> subscription : joins) {
+                // wake() fails the acquisition itself if it throws; this stage only carries on.
+                Futures.whenDone(subscription, (ok, error) -> {
+                    if (subscribed.incrementAndGet() == needed) {
+                        wake();
+                    }
+                }, "the try after subscribing", lock.name());
+            }
         } else if (retry) {
             wake();
         }
