@@ -137,9 +137,12 @@ class ModelCheckTest {
     /** Runs TLC on one configuration in a child JVM and returns its output. */
     private static String tlc(String config) throws IOException, InterruptedException {
         Path dir = WORK.resolve(config).toAbsolutePath();
-        Files.createDirectories(dir);
+        // TLC copies its standard modules (Naturals.tla...) into java.io.tmpdir before it parses them: two runs
+        // that share one, on a machine where it does not hold them yet, may parse a file the other is writing.
+        Path tmp = Files.createDirectories(dir.resolve("tmp"));
         Path java = Paths.get(System.getProperty("java.home"), "bin", "java");
         List<String> command = new ArrayList<>(List.of(java.toString(), "-XX:+UseParallelGC", "-Xmx512m",
+                "-Djava.io.tmpdir=" + tmp,
                 "-cp", System.getProperty("java.class.path"), "tlc2.TLC",
                 "-workers", "1", "-deadlock", "-cleanup",
                 "-metadir", dir.resolve("meta").toString(),
