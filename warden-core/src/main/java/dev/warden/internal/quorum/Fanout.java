@@ -20,11 +20,8 @@ final class Fanout {
     private static final Throwable PENDING = new Throwable("no answer yet", null, false, false) {
     };
 
-    /**
-     * One server's answer: a value, a failure, or not yet; {@code answer} is the server's request, which a pending
-     * outcome completes later (or times out), so that what must follow the request on that server can wait for it.
-     */
-    record Outcome<T>(T value, Throwable error, CompletableFuture<T> answer) {
+    /** One server's answer: a value, a failure, or not yet. */
+    record Outcome<T>(T value, Throwable error) {
         boolean ok() {
             return error == null;
         }
@@ -69,20 +66,16 @@ final class Fanout {
         CompletableFuture<List<Outcome<T>>> result = new CompletableFuture<>();
         @SuppressWarnings("unchecked")
         Outcome<T>[] answers = new Outcome[nodes.size()];
-        @SuppressWarnings("unchecked")
-        CompletableFuture<T>[] requests = new CompletableFuture[nodes.size()];
-        for (int i = 0; i < nodes.size(); i++) {
-            try {
-                requests[i] = operation.apply(nodes.get(i).server());
-            } catch (RuntimeException e) {
-                requests[i] = CompletableFuture.failedFuture(e);
-            }
-            answers[i] = new Outcome<>(null, PENDING, requests[i]);
-        }
+        Arrays.fill(answers, new Outcome<T>(null, PENDING));
         int[] missing = {nodes.size()};
         for (int i = 0; i < nodes.size(); i++) {
             int index = i;
-            CompletableFuture<T> future = requests[i];
+            CompletableFuture<T> future;
+            try {
+                future = operation.apply(nodes.get(i).server());
+            } catch (RuntimeException e) {
+                future = CompletableFuture.failedFuture(e);
+            }
             QuorumNode node = nodes.get(i);
             future.whenComplete((value, error) -> {
                 if (error != null) {
@@ -91,7 +84,7 @@ final class Fanout {
                 List<Outcome<T>> snapshot;
                 boolean done;
                 synchronized (answers) {
-                    answers[index] = new Outcome<>(value, error, future);
+                    answers[index] = new Outcome<>(value, error);
                     missing[0]--;
                     snapshot = new ArrayList<>(Arrays.asList(answers));
                     done = missing[0] == 0;

@@ -63,8 +63,6 @@ public final class QuorumAcquisition implements Notifier.Waiter {
     private ScheduledFuture<?> timer;
     /** Told when this acquisition starts waiting, for the listener. */
     private final Events.AcquireWatch watch;
-    /** This token's requests that a try was decided without, which its later requests to that server follow. */
-    private final Stragglers stragglers = new Stragglers();
 
     /**
      * @param lock      the lock it acquires: its name and keys
@@ -132,9 +130,9 @@ public final class QuorumAcquisition implements Notifier.Waiter {
             return;
         }
         long sentAt = context.ticker().read();
+        // In order (EVAL): a give-back sent before this acquire answered must run after it ({@code acquireInOrder}).
         context.inFlight().send(InFlight.Kind.WORK, () -> Fanout.until(context.quorum().nodes(),
-                server -> stragglers.after(server,
-                        () -> server.scripts().acquire(lock.keys(), token, leaseMillis, kind, true)),
+                server -> server.scripts().acquireInOrder(lock.keys(), token, leaseMillis, kind),
                 outcomes -> context.quorum().decided(outcomes, Replies.Acquired.class::isInstance)
                         || undecided(outcomes), tryHeard),
                 (outcomes, error) -> {
@@ -190,7 +188,7 @@ public final class QuorumAcquisition implements Notifier.Waiter {
             }
         }
         if (granted >= context.quorum().majority() && validity(sentAt) > 0) {
-            raise(fence, sentAt, outcomes);
+            raise(fence, sentAt);
             return;
         }
         giveBack(outcomes);
@@ -208,7 +206,7 @@ public final class QuorumAcquisition implements Notifier.Waiter {
     }
 
     /** Agrees on the highest fence of the majority; granted if a majority still holds it in time. */
-    private void raise(long fence, long sentAt, List<Fanout.Outcome<Replies.Acquire>> acquired) {
+    private void raise(long fence, long sentAt) {
         context.inFlight().send(InFlight.Kind.WORK, () -> Fanout.until(context.quorum().nodes(),
                 server -> server.scripts().raiseFence(lock.keys(), token, fence),
                 outcomes -> context.quorum().decided(outcomes, Boolean::booleanValue)), (outcomes, error) -> {
@@ -221,10 +219,8 @@ public final class QuorumAcquisition implements Notifier.Waiter {
                         synchronized (QuorumAcquisition.this) {
                             move(Phase.GRANTED);
                         }
-                        // A server that grants it late is held by the lease; its release follows that grant.
-                        stragglers(acquired);
                         QuorumLease lease = new QuorumLease(lock, context, token, fence, leaseMillis,
-                                renewing, sentAt, holding, stragglers);
+                                renewing, sentAt, holding);
                         // Watched before the caller can see it: a caller that releases it at once then takes it
                         // off the watchdog, instead of leaving a released lease there until a tick finds it.
                         lease.start();
@@ -233,7 +229,7 @@ public final class QuorumAcquisition implements Notifier.Waiter {
                         }
                         return;
                     }
-                    giveBack(acquired);
+                    giveBack(null);
                     LockException failure = lock.quorumFailure(outcomes, "acquire");
                     if (failure != null) {
                         result.completeExceptionally(failure);
@@ -249,56 +245,30 @@ public final class QuorumAcquisition implements Notifier.Waiter {
     }
 
     /**
-     * Releases by token on the servers that granted the lock or failed to answer (they may have granted it), or on
-     * all when {@code outcomes} is null. Only this acquisition's grants go. A server that had not answered when the
-     * try was decided gets its give-back once it answers ("held": none), not before: see {@link Stragglers}. The
-     * next try to that server follows the give-back, which therefore never takes back a grant of that try (both
-     * carry the same token).
+     * Releases by token on the servers that granted the lock or did not answer (they may have granted it), or on
+     * all when {@code outcomes} is null. Only this acquisition's grants go.
      */
     private void giveBack(List<Fanout.Outcome<Replies.Acquire>> outcomes) {
         for (int i = 0; i < context.quorum().nodes().size(); i++) {
-            Fanout.Outcome<Replies.Acquire> outcome = outcomes == null ? null : outcomes.get(i);
-            if (outcome != null && outcome.ok() && outcome.value() instanceof Replies.Held) {
+            if (outcomes != null && outcomes.get(i).ok() && outcomes.get(i).value() instanceof Replies.Held) {
                 continue;
             }
             Deployment server = context.quorum().nodes().get(i).connected();
             if (server == null) {
                 continue;
             }
-            if (outcome != null && outcome.pending()) {
-                stragglers.add(server, outcome.answer().handle((reply, error) -> {
-                    if (error != null || !(reply instanceof Replies.Held)) {
-                        release(server);
-                    }
-                    return null;
-                }));
-            } else {
-                release(server);
-            }
+            // A server that cannot be reached keeps its grant, if any, until the lease expires. In order (EVAL): the
+            // next try may follow at once, and a give-back sent again after NOSCRIPT would take its grant back.
+            context.inFlight().send(InFlight.Kind.CLEANUP,
+                    () -> server.scripts().release(lock.keys(), token, server.instanceId(), true),
+                    (released, error) -> {
+                        if (error != null) {
+                            LOG.debug("give-back of quorum lock '{}' failed; it expires: {}", lock.name(), error);
+                        }
+                    }, error -> LOG.debug("give-back of quorum lock '{}' failed; it expires", lock.name(), error));
         }
     }
 
-    /** Keeps the acquires of a granted try that had not answered, which the lease's release must follow. */
-    private void stragglers(List<Fanout.Outcome<Replies.Acquire>> outcomes) {
-        for (int i = 0; i < outcomes.size(); i++) {
-            Deployment server = context.quorum().nodes().get(i).connected();
-            if (outcomes.get(i).pending() && server != null) {
-                stragglers.add(server, outcomes.get(i).answer());
-            }
-        }
-    }
-
-    /** Gives this acquisition's grant back on one server; a server that cannot be reached keeps it until expiry. */
-    private void release(Deployment server) {
-        context.inFlight().send(InFlight.Kind.CLEANUP,
-                () -> server.scripts().release(lock.keys(), token, server.instanceId()), (released, error) -> {
-                    if (error != null) {
-                        LOG.debug("give-back of quorum lock '{}' failed; it expires: {}", lock.name(), error);
-                    }
-                }, error -> LOG.debug("give-back of quorum lock '{}' failed; it expires", lock.name(), error));
-    }
-
-    /** Ends a try that was not granted: empty if it does not wait (any more), else waits and tries again. */
     private void retryLater(long delayNanos) {
         long now = context.ticker().read();
         if (!waits || (!forever && now - deadline >= 0)) {
@@ -316,21 +286,21 @@ public final class QuorumAcquisition implements Notifier.Waiter {
             if (join) {
                 stand(Standing.JOINED);
             }
-            if (!join && woken) {
-                retry = true;
-            } else {
-                // After the holder's TTL or a split vote's delay, and at the deadline at the latest; also while
-                // subscribing, which a paused server may hold up until its command timeout.
-                long delay = forever ? delayNanos : Math.min(delayNanos, deadline - now);
-                timer = context.scheduler().schedule(this::wake, Math.max(delay, 0), TimeUnit.NANOSECONDS);
+            if (!join) {
+                if (woken) {
+                    retry = true;
+                } else {
+                    long delay = forever ? delayNanos : Math.min(delayNanos, deadline - now);
+                    timer = context.scheduler().schedule(this::wake, Math.max(delay, 0), TimeUnit.NANOSECONDS);
+                }
             }
         }
         if (join) {
             watch.waiting();
             // Subscribe on every server; then try again, since a release before the subscription was not heard:
-            // once a majority subscribed (or failed to), not all, since a paused server would hold the try up
-            // until its command timeout, while a majority of servers can grant the lock without it. A release on
-            // a server that subscribes later is heard there, or found by the timer's try.
+            // once a majority subscribed (or failed to), not all, since a paused server would hold the try up until
+            // its command timeout, while a majority of servers can grant the lock without it. A release on a server
+            // that subscribes later is heard there. A server that cannot subscribe leaves the wait to the timers.
             List<CompletableFuture<?>> joins = new java.util.ArrayList<>();
             context.quorum().eachConnected(server -> joins.add(
                     server.notifier().join(lock.keys().channel(), this).handle((ok, e) -> null)));

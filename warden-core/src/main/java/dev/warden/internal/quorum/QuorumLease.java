@@ -26,24 +26,20 @@ final class QuorumLease extends LeaseBase {
     private final String token;
     private final long fence;
     private final int granted;
-    /** The acquire's requests that had not answered when it was granted, which the release follows. */
-    private final Stragglers stragglers;
 
     /**
-     * @param lock       the lock it holds: its name and keys
-     * @param context    what it uses of its client: the quorum's servers, in-flight requests, watchdog, clock
-     * @param granted    how many servers granted it
-     * @param stragglers the acquisition's requests still unanswered, which the release must follow
+     * @param lock    the lock it holds: its name and keys
+     * @param context what it uses of its client: the quorum's servers, in-flight requests, watchdog, clock
+     * @param granted how many servers granted it
      */
     QuorumLease(QuorumLock lock, QuorumContext context, String token, long fence, long leaseMillis, boolean renewing,
-                long sentAt, int granted, Stragglers stragglers) {
+                long sentAt, int granted) {
         super(leaseMillis, renewing, sentAt, leaseMillis);
         this.lock = lock;
         this.context = context;
         this.token = token;
         this.fence = fence;
         this.granted = granted;
-        this.stragglers = stragglers;
     }
 
     /** Starts watching the lease: renewals if it renews, the deadline in any case. */
@@ -198,8 +194,7 @@ final class QuorumLease extends LeaseBase {
     /** Releases on every server, counted in flight until a majority released it or cannot. */
     private CompletableFuture<List<Fanout.Outcome<Boolean>>> releaseAll() {
         return context.inFlight().track(InFlight.Kind.CLEANUP, () -> Fanout.until(context.quorum().nodes(),
-                        server -> stragglers.after(server,
-                                () -> server.scripts().release(lock.keys(), token, server.instanceId())),
+                        server -> server.scripts().release(lock.keys(), token, server.instanceId()),
                         outcomes -> Fanout.count(outcomes, Boolean::booleanValue) >= context.quorum().majority()))
                 .whenComplete((outcomes, error) ->
                         context.quorum().eachConnected(server -> server.notifier().wakeOne(lock.keys(), false)));

@@ -136,6 +136,18 @@ public final class Scripts {
                 .thenApply(reply -> Replies.acquire(reply, leaseMillis));
     }
 
+    /**
+     * As {@link #acquire} with a fence issued at once, by {@code EVAL} with the script's text: for a quorum, which
+     * decides a try without the servers that have not answered yet and gives its grants back there at once. By SHA,
+     * a server that lost its scripts (restarted, flushed) would answer {@code NOSCRIPT}, and the acquire, sent again,
+     * would run behind that give-back: the lock granted to nobody for a whole lease.
+     */
+    public CompletableFuture<Replies.Acquire> acquireInOrder(LockKeys keys, String token, long leaseMillis, Try kind) {
+        return this.<Long>runInOrder(ACQUIRE, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
+                        token, Long.toString(leaseMillis), kind.arg, "1")
+                .thenApply(reply -> Replies.acquire(reply, leaseMillis));
+    }
+
     /** As {@link #acquire} with a fence issued at once, followed in the same round trip by {@code WAIT}. */
     public CompletableFuture<Acked<Replies.Acquire>> acquire(LockKeys keys, String token, long leaseMillis, Try kind,
                                                       Replicas replicas) {
@@ -244,8 +256,21 @@ public final class Scripts {
 
     /** Answers whether the token still owned the lock (and released it) where waiters do not queue. */
     public CompletableFuture<Boolean> release(LockKeys keys, String token, String message) {
-        return this.<Long>run(RELEASE, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
-                token, RETENTION, keys.channel(), message, publish).thenApply(reply -> Replies.flag("release", reply));
+        return release(keys, token, message, false);
+    }
+
+    /**
+     * As {@link #release}, by {@code EVAL} with the script's text when {@code inOrder}: a quorum's give-back, which
+     * its next try may follow at once; by SHA, a {@code NOSCRIPT} would send it again behind that try, and it would
+     * take the try's grant back (same token).
+     */
+    public CompletableFuture<Boolean> release(LockKeys keys, String token, String message, boolean inOrder) {
+        String[] both = {keys.lock(), keys.waiters()};
+        CompletableFuture<Long> reply = inOrder
+                ? runInOrder(RELEASE, ScriptOutputType.INTEGER, both, token, RETENTION, keys.channel(), message,
+                        publish)
+                : run(RELEASE, ScriptOutputType.INTEGER, both, token, RETENTION, keys.channel(), message, publish);
+        return reply.thenApply(released -> Replies.flag("release", released));
     }
 
     /**
