@@ -454,8 +454,7 @@ final class FaultRun {
      */
     private int stretchedHolder(Targets targets, long millis) throws Exception {
         List<Process> workers = targets.workers();
-        long giveUp = Math.min(workloadEnd - TimeUnit.SECONDS.toNanos(2) - TimeUnit.MILLISECONDS.toNanos(millis),
-                System.nanoTime() + TimeUnit.SECONDS.toNanos(4));
+        long giveUp = searchEnd(millis);
         for (int attempt = 1; attempt <= STALL_ATTEMPTS && System.nanoTime() - giveUp < 0; attempt++) {
             int victim = holder(targets);
             Process worker = workers.get(victim);
@@ -467,6 +466,15 @@ final class FaultRun {
             tell(worker, "STRETCH 0");
         }
         return -1;
+    }
+
+    /**
+     * When a search for a hold to stretch gives up (System.nanoTime): after 4 s, or once what follows it ({@code
+     * afterMillis}) would no longer fit 2 s before the workload's end.
+     */
+    private long searchEnd(long afterMillis) {
+        return Math.min(workloadEnd - TimeUnit.SECONDS.toNanos(2) - TimeUnit.MILLISECONDS.toNanos(afterMillis),
+                System.nanoTime() + TimeUnit.SECONDS.toNanos(4));
     }
 
     /**
@@ -537,8 +545,7 @@ final class FaultRun {
         int first = plan.referenced() ? 1 : 0;
         // Not past 2 s before the workload's end, nor longer than 4 s: a search that finds no hold to stretch (a
         // loaded machine, a multi-lock's rare holds) gives the other faults their turn; the next cycle tries again.
-        long giveUp = Math.min(workloadEnd - TimeUnit.SECONDS.toNanos(2),
-                System.nanoTime() + TimeUnit.SECONDS.toNanos(4));
+        long giveUp = searchEnd(0);
         for (int attempt = 1; attempt <= 2 * STALL_ATTEMPTS && System.nanoTime() - giveUp < 0; attempt++) {
             int victim = holder(targets, first, half);
             Process worker = workers.get(victim);

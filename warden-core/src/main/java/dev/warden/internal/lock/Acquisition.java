@@ -407,7 +407,7 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
                     }, this::failed);
         } else {
             context.inFlight().send(InFlight.Kind.WORK, () -> context.scripts().acquire(lock.keys(), token,
-                    leaseMillis, kind, false), (reply, error) -> {
+                    leaseMillis, kind), (reply, error) -> {
                         if (error != null) {
                             fail(error, true);
                         } else {

@@ -125,26 +125,29 @@ public final class Scripts {
     /**
      * The acquire where waiters do not queue: acquired (with a fence, or without one that the holder gets when it
      * asks, {@link #fence}) or held. The script answers with a plain integer rather than a list: the uncontended
-     * path is the one every lock pays for.
-     *
-     * @param fenced whether to issue a fence at once even where the key is missing, as quorum locks need
+     * path is the one every lock pays for. The holder gets its fence when it first asks.
      */
-    public CompletableFuture<Replies.Acquire> acquire(LockKeys keys, String token, long leaseMillis, Try kind,
-                                               boolean fenced) {
-        return this.<Long>run(ACQUIRE, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
-                token, Long.toString(leaseMillis), kind.arg, fenced ? "1" : "0")
-                .thenApply(reply -> Replies.acquire(reply, leaseMillis));
+    public CompletableFuture<Replies.Acquire> acquire(LockKeys keys, String token, long leaseMillis, Try kind) {
+        return acquire(keys, token, leaseMillis, kind, false);
     }
 
     /**
-     * As {@link #acquire} with a fence issued at once, by {@code EVAL} with the script's text: for a quorum, which
-     * decides a try without the servers that have not answered yet and gives its grants back there at once. By SHA,
-     * a server that lost its scripts (restarted, flushed) would answer {@code NOSCRIPT}, and the acquire, sent again,
-     * would run behind that give-back: the lock granted to nobody for a whole lease.
+     * As {@link #acquire}, with a fence issued at once even where the key is missing, and by {@code EVAL} with the
+     * script's text: for a quorum, which decides a try without the servers that have not answered yet and gives its
+     * grants back there at once. By SHA, a server that lost its scripts (restarted, flushed) would answer
+     * {@code NOSCRIPT}, and the acquire, sent again, would run behind that give-back: the lock granted to nobody for a
+     * whole lease.
      */
     public CompletableFuture<Replies.Acquire> acquireInOrder(LockKeys keys, String token, long leaseMillis, Try kind) {
-        return this.<Long>runInOrder(ACQUIRE, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
-                        token, Long.toString(leaseMillis), kind.arg, "1")
+        return acquire(keys, token, leaseMillis, kind, true);
+    }
+
+    /** The acquire of locks whose waiters do not queue; a quorum's ({@code fencedInOrder}) fenced and in order. */
+    private CompletableFuture<Replies.Acquire> acquire(LockKeys keys, String token, long leaseMillis, Try kind,
+                                                       boolean fencedInOrder) {
+        return this.<Long>run(ACQUIRE, fencedInOrder, ScriptOutputType.INTEGER,
+                        new String[] {keys.lock(), keys.waiters()}, token, Long.toString(leaseMillis), kind.arg,
+                        fencedInOrder ? "1" : "0")
                 .thenApply(reply -> Replies.acquire(reply, leaseMillis));
     }
 
@@ -265,12 +268,8 @@ public final class Scripts {
      * take the try's grant back (same token).
      */
     public CompletableFuture<Boolean> release(LockKeys keys, String token, String message, boolean inOrder) {
-        String[] both = {keys.lock(), keys.waiters()};
-        CompletableFuture<Long> reply = inOrder
-                ? runInOrder(RELEASE, ScriptOutputType.INTEGER, both, token, RETENTION, keys.channel(), message,
-                        publish)
-                : run(RELEASE, ScriptOutputType.INTEGER, both, token, RETENTION, keys.channel(), message, publish);
-        return reply.thenApply(released -> Replies.flag("release", released));
+        return this.<Long>run(RELEASE, inOrder, ScriptOutputType.INTEGER, new String[] {keys.lock(), keys.waiters()},
+                token, RETENTION, keys.channel(), message, publish).thenApply(reply -> Replies.flag("release", reply));
     }
 
     /**
@@ -489,6 +488,12 @@ public final class Scripts {
                     link.failed(error);
                     return CompletableFuture.failedFuture(named(script, error));
                 });
+    }
+
+    /** Runs a script {@link #runInOrder in order} or {@link #run by SHA}. */
+    private <T> CompletableFuture<T> run(Script script, boolean inOrder, ScriptOutputType type, String[] keys,
+                                         String... args) {
+        return inOrder ? runInOrder(script, type, keys, args) : run(script, type, keys, args);
     }
 
     /**
