@@ -40,8 +40,13 @@ final class Checker {
      *
      * @param victims  worker ids ("w0"), empty for a fault of the servers or one whose worker may stay idle
      * @param lostData whether the lock server lost its data in it (a single server restarted empty)
+     * @param kind     the fault's name, for a violation's message
      */
-    record Window(long from, long to, List<String> victims, boolean lostData) {
+    record Window(long from, long to, List<String> victims, boolean lostData, String kind) {
+        Window(long from, long to, List<String> victims, boolean lostData) {
+            this(from, to, victims, lostData, lostData ? "data loss" : "fault");
+        }
+
         /**
          * Whether a holder may have been granted the lock by the server that lost it and still believed it held
          * after the loss began: asked before the fault ended, valid after it began. Such a holder may overlap
@@ -53,6 +58,8 @@ final class Checker {
     }
 
     private final List<String> violations = new ArrayList<>();
+    /** The run's faults, for the timelines of violations ({@link #timeline}). */
+    private List<Window> windows = List.of();
     /** The lease of the run's locks, for the close rule (others take a closed client's locks within a lease). */
     private long leaseNanos = 1_000_000_000L;
     /** The run's clients closed mid-flight: their leases end with the close. */
@@ -80,6 +87,7 @@ final class Checker {
     void check(History history, Map<String, List<String>> storeLogs, boolean dataLoss, List<Window> faultWindows,
                long livenessBoundNanos, long workloadEnd) {
         closes = history.closes;
+        windows = faultWindows;
         List<Acquisition> all = forced(history, (force, name) -> force.name().equals(name), false);
         // Without data loss, no window spans a holder: every holder is checked.
         List<Window> losses = faultWindows.stream().filter(w -> dataLoss && w.lostData()).toList();
@@ -361,13 +369,45 @@ final class Checker {
                 continue;
             }
             if (latest != null && a.acquired() - latest.validEnd() < 0) {
-                violate("mutual exclusion", "%s (token %d) was granted '%s' while %s (token %d) still validly held it",
-                        a.op(), a.fence(), a.name(), latest.op(), latest.fence());
+                violate("mutual exclusion", "%s (token %d) was granted '%s' while %s (token %d) still validly held it"
+                        + "; %s", a.op(), a.fence(), a.name(), latest.op(), latest.fence(), timeline(latest, a));
             }
             if (latest == null || a.validEnd() - latest.validEnd() > 0) {
                 latest = a;
             }
         }
+    }
+
+    /**
+     * Two holders' times, in ms from the first one's request, and the faults from 3 s before it to the second one's
+     * release: what a violation's message needs to be understood without the run's files.
+     */
+    String timeline(Acquisition first, Acquisition second) {
+        long origin = first.requested();
+        long to = Math.max(first.releaseEnd(), second.releaseEnd());
+        StringBuilder text = new StringBuilder(times(first, origin)).append("; ").append(times(second, origin));
+        for (Window w : windows) {
+            if (w.to() - (origin - 3_000_000_000L) > 0 && w.from() - to < 0) {
+                text.append("; ").append(w.kind()).append(' ').append(ms(w.from(), origin)).append(" to ")
+                        .append(ms(w.to(), origin));
+            }
+        }
+        return text.toString();
+    }
+
+    private static String times(Acquisition a, long origin) {
+        return String.format("%s requested %s, acquired %s valid to %s, writes %s-%s %s and %s-%s %s, valid before "
+                        + "release to %s, release %s-%s returned %s, lost %s", a.op(), ms(a.requested(), origin),
+                ms(a.acquired(), origin), ms(a.validAtAcquire(), origin), ms(a.write1Start(), origin),
+                ms(a.write1End(), origin), a.write1Accepted() ? "accepted" : "rejected", ms(a.write2Start(), origin),
+                ms(a.write2End(), origin), a.write2Accepted() ? "accepted" : "rejected",
+                ms(a.validBeforeRelease(), origin), ms(a.releaseStart(), origin), ms(a.releaseEnd(), origin),
+                a.released(), ms(a.lostAt(), origin));
+    }
+
+    /** A System.nanoTime instant in ms from {@code origin}; "-" for none (recorded as -1 or 0). */
+    private static String ms(long at, long origin) {
+        return at <= 0 ? "-" : String.format(java.util.Locale.ROOT, "%+.1f ms", (at - origin) / 1e6);
     }
 
     private void lossReporting(List<Acquisition> acquisitions) {

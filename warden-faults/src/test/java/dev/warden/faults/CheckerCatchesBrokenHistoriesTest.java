@@ -82,6 +82,9 @@ class CheckerCatchesBrokenHistoriesTest {
                 hold("w2.0:0", "alpha", 6, 1500, 2500, 1900, "true", -1));
         assertThat(lock(after, true, List.of(LOSS))).anyMatch(v -> v.startsWith("mutual exclusion")
                 && v.contains("w2.0:0 (token 6) was granted 'alpha' while w1.0:0"));
+        // The message tells both holders' times from the first one's request, and the faults around them.
+        assertThat(lock(after, true, List.of(LOSS))).anyMatch(v -> v.contains("w1.0:0 requested +0.0 ms")
+                && v.contains("w2.0:0 requested +300.0 ms") && v.contains("data loss -190.0 ms to -90.0 ms"));
 
         History spanning = holds(hold("w1.0:0", "alpha", 5, 500, 1600, 1700, "false", 1600),
                 hold("w2.0:0", "alpha", 6, 1200, 2200, 1800, "true", -1));

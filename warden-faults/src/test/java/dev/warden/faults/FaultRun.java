@@ -364,7 +364,7 @@ final class FaultRun {
             List<String> victims = apply(fault, targets);
             if (victims != null) {
                 windows.add(new Checker.Window(from, System.nanoTime(), victims,
-                        fault == Fault.SERVER_RESTART && plan.losesData()));
+                        fault == Fault.SERVER_RESTART && plan.losesData(), fault.name()));
                 injected.merge("fault " + fault, 1, Integer::sum);
             }
             TimeUnit.MILLISECONDS.sleep(1000 + random.nextInt(500));
