@@ -106,6 +106,11 @@ class ModelCheckTest {
     }
 
     @Test
+    void aLateReleaseReplyThatPassesOnACarriedTokenBreaksMutualExclusion() throws Exception {
+        assertViolated("MutantNoCarriedCheck", "Invariant MutualExclusion is violated");
+    }
+
+    @Test
     void deadlinesWithoutTheDriftMarginBreakMutualExclusion() throws Exception {
         assertViolated("MutantNoDrift", "Invariant MutualExclusion is violated");
     }
