@@ -28,11 +28,9 @@ CONSTANTS
     MaxLocalHandovers, \* RedisLease.MAX_LOCAL_HANDOVERS
     GiveUps,           \* whether a waiter may give up
     Writes,            \* whether holders ask for fences and write to the fenced resource
-    Mutation           \* "none", "noTokenCheck", "noHalfLease", "noClockMinimum", "noDrift", "noPrune", "noListenCheck",
-                       \* "noCarriedCheck"
+    Mutation           \* "none", "noTokenCheck", "noHalfLease", "noClockMinimum", "noDrift", "noPrune", "noListenCheck"
 
-ASSUME Mutation \in {"none", "noTokenCheck", "noHalfLease", "noClockMinimum", "noDrift", "noPrune", "noListenCheck",
-                     "noCarriedCheck"}
+ASSUME Mutation \in {"none", "noTokenCheck", "noHalfLease", "noClockMinimum", "noDrift", "noPrune", "noListenCheck"}
 ASSUME Grant <= Lease /\ Drift < Grant /\ MaxLag <= Drift
 
 Threads == 1..NThreads
@@ -55,8 +53,7 @@ VARIABLES
     reg,      \* the registrations <key>:r: token -> ticks of life left (0: none, or no longer live)
     quiet,    \* token -> whether its registration is quiet: live while its client listens, then RegLife more
     now,      \* the server's clock as next_fence reads it
-    msgs,     \* grants in flight to waiters: [tok, left, fence, up, here]; here: in a release's reply to the
-              \* waiter's own client, whose releasing thread handles it later
+    msgs,     \* grants in flight to waiters: [tok, left, fence, up, here]
     pass,     \* tokens whose grant their client passes on (they no longer wait)
     alive,    \* client -> whether its process runs
     lag,      \* client -> ticks its clock has lagged the server's (at most Drift)
@@ -210,12 +207,18 @@ Jumps(r, tk) == \E i \in 1..Len(r.q) : /\ r.q[i] # tk /\ r.reg[r.q[i]] > 0
                                        /\ \A j \in 1..i : r.q[j] # tk
 
 \* What follows a release script run by client c, with the threads' states th1 after it: a grant to a waiter of
-\* another client goes out on that client's channel; one to a waiter of c is in the script's reply. Both are in
-\* msgs until handled (DeliverGrant): the releasing thread handles the reply once it has attached its handling,
-\* which may be after the waiter's own try found the grant (RedisLock.releaseQueued, grantedHere).
+\* another client goes out on that client's channel (msgs); one to a waiter of c is in the reply, which the
+\* releasing thread hands to the waiter at once (replies on one connection come in order, so before any later
+\* try of that waiter); if that token no longer waits, c passes the lock on (RedisLock.releaseQueued).
 After(a, th1) ==
-    IF a.res # 3 THEN [rs |-> a.rs, th |-> th1, pass |-> pass]
-    ELSE [rs |-> [a.rs EXCEPT !.msgs = @ \cup {a.m}], th |-> th1, pass |-> pass]
+    LET m == a.m
+        w == m.tok[1]
+    IN IF a.res # 3 THEN [rs |-> a.rs, th |-> th1, pass |-> pass]
+       ELSE IF ~m.here THEN [rs |-> [a.rs EXCEPT !.msgs = @ \cup {m}], th |-> th1, pass |-> pass]
+       ELSE IF th1[w].pc \in {"waiting", "trying"} /\ <<w, th1[w].acq>> = m.tok
+       THEN [rs |-> a.rs, th |-> [th1 EXCEPT ![w] = Holding(th1[w], m.tok, m.left, m.fence, 0, m.up, 0, m.ep)],
+             pass |-> pass]
+       ELSE [rs |-> a.rs, th |-> th1, pass |-> pass \cup {m.tok}]
 
 SetAfter(x) == SetRS(x.rs) /\ th' = x.th /\ pass' = x.pass
 
@@ -281,14 +284,8 @@ GiveUp(t) ==
        IN SetAfter(x)
     /\ UNCHANGED <<alive, lag, lastFence, lastEpoch, restarts, crashes, staleWrite, handoverLost, outOfOrder>>
 
-\* Whether a lease of the client carries token tk (Notifier.carried): the lease its grant made, or one that took
-\* the lock over locally with it, while held or handing over.
-Carried(tk) == \E u \in Threads : th[u].pc \in {"holding", "releasing"} /\ th[u].tok = tk
-
-\* A grant reaches the waiter's client: on its channel, ignored if its token no longer waits (Notifier: the waiter
-\* it named is gone, and the lock expires after the grant's short lease); or in a release's reply, handled by the
-\* releasing thread, which passes the lock on if no waiter has the token and no lease carries it. The mutant
-\* noCarriedCheck passes it on whenever no waiter has the token.
+\* A grant arrives on the client's channel. One for a token that no longer waits is ignored (Notifier): the
+\* waiter it named is gone, and the lock expires after the grant's short lease.
 DeliverGrant(m) ==
     LET t == m.tok[1]
         s == th[t]
@@ -296,11 +293,8 @@ DeliverGrant(m) ==
        /\ msgs' = msgs \ {m}
        /\ IF Up(t) /\ s.pc \in {"waiting", "trying"} /\ Own(t) = m.tok THEN
              /\ th' = [th EXCEPT ![t] = Holding(s, Own(t), m.left, m.fence, 0, m.up, 0, m.ep)]
-             /\ UNCHANGED pass
-          ELSE /\ UNCHANGED th
-               /\ pass' = IF m.here /\ Up(t) /\ (Mutation = "noCarriedCheck" \/ ~Carried(m.tok))
-                          THEN pass \cup {m.tok} ELSE pass
-       /\ UNCHANGED <<epochs, kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, alive, lag, lastFence, lastEpoch,
+          ELSE UNCHANGED th
+       /\ UNCHANGED <<epochs, kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, pass, alive, lag, lastFence, lastEpoch,
                       restarts, crashes, staleWrite, handoverLost, outOfOrder>>
 
 \* A client passes on a grant to a token of its own that no longer waits: a release by that token.
