@@ -48,8 +48,6 @@ public abstract class LeaseBase implements Lease {
     // A field and an updater rather than an AtomicInteger: one object less per held lease.
     private static final AtomicIntegerFieldUpdater<LeaseBase> STATE =
             AtomicIntegerFieldUpdater.newUpdater(LeaseBase.class, "state");
-    private static final AtomicIntegerFieldUpdater<LeaseBase> ENDED =
-            AtomicIntegerFieldUpdater.newUpdater(LeaseBase.class, "ended");
 
     /**
      * HELD, then RELEASING, RELEASED or LOST: HELD is left only by compare-and-set (STATE), so one caller starts the
@@ -57,8 +55,6 @@ public abstract class LeaseBase implements Lease {
      * ({@link #lose(String)}, as when a release finds the lease gone). Read without a lock.
      */
     private volatile int state = HELD;
-    /** 1 once the state first became RELEASED or LOST and {@link #onEnd} ran: set by compare-and-set (ENDED). */
-    private volatile int ended;
     /** The lease that renewals set. */
     public final long leaseMillis;
     /** Whether the watchdog renews this lease, or it ends after its fixed lease. */
@@ -473,25 +469,12 @@ public abstract class LeaseBase implements Lease {
     /** The release that {@link #beginRelease()} started has ended (or failed). */
     public void released() {
         state = RELEASED;
-        end();
     }
 
     /** The release that {@link #beginRelease()} started found the lock still held by this lease, and ended. */
     public void releasedHeld() {
         state = RELEASED;
-        end();
         events().released(lockName(), grantedAt);
-    }
-
-    /** Runs {@link #onEnd} once, when the lease first ends, released or lost. */
-    private void end() {
-        if (ENDED.compareAndSet(this, 0, 1)) {
-            onEnd();
-        }
-    }
-
-    /** Called once when this lease ends, released or lost, before its lost-callbacks run; nothing by default. */
-    protected void onEnd() {
     }
 
     /**
@@ -546,7 +529,6 @@ public abstract class LeaseBase implements Lease {
         int current = state;
         while (current == HELD || (whileReleasing && current == RELEASING)) {
             if (STATE.compareAndSet(this, current, LOST)) {
-                end();
                 LOG.warn("lease of lock '{}' (fence {}) lost: {}", lockName(), knownFence(), reason);
                 events().lost(lockName(), grantedAt, cause, reason);
                 List<Runnable> toRun;

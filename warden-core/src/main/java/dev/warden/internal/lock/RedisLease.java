@@ -46,11 +46,6 @@ public final class RedisLease extends LeaseBase {
      * 0 for a lease that Redis granted.
      */
     private final long predecessorFence;
-    /**
-     * Whether a lease of this client took the lock over from this one locally, with the same token: the token is
-     * then that lease's to drop from the notifier's carried tokens when it ends ({@link #onEnd}).
-     */
-    private volatile boolean handedOver;
     /** How many local handovers in a row led to this lease: 0 for a lease that Redis granted. */
     private final int handovers;
     /** When the first of the local handovers that led to this lease happened (with {@code handovers > 0}). */
@@ -87,9 +82,6 @@ public final class RedisLease extends LeaseBase {
         this.predecessorFence = 0;
         this.handovers = 0;
         this.handedFrom = 0;
-        if (lock.queued()) {
-            context.notifier().carry(token);
-        }
     }
 
     /** The lease of a waiter of this client that takes the lock over from {@code from}: same token and deadline. */
@@ -372,7 +364,6 @@ public final class RedisLease extends LeaseBase {
      * fence is issued when asked for, above this lease's.
      */
     RedisLease successor(long now, List<String> upcoming) {
-        handedOver = true;
         RedisLease next = new RedisLease(this, now, upcoming);
         context.watchdog().handOver(this, next);
         return next;
@@ -486,13 +477,6 @@ public final class RedisLease extends LeaseBase {
     @Override
     public String describe(String operation) {
         return lock.describe(operation);
-    }
-
-    @Override
-    protected void onEnd() {
-        if (lock.queued() && !handedOver) {
-            context.notifier().drop(token);
-        }
     }
 
     @Override

@@ -95,34 +95,24 @@ public final class RedisLock extends LockBase {
             }
         }).thenApply(status -> {
             if (status instanceof Replies.GrantedHere here) {
-                grantedHere(here);
+                String granted = here.token();
+                if (!context.notifier().assigned(granted, here.fence(), here.arm(), here.upcoming())) {
+                    // Granted to a token of this client that no longer waits (it gave up, or took the lock over
+                    // locally and its registration outlived a failed removal): pass the lock on.
+                    context.inFlight().sendCleanup(name, () -> releaseQueued(granted, List.of()),
+                            (ignored, e) -> {
+                                if (e != null) {
+                                    LOG.debug("passing on a grant of '{}' to a gone waiter failed: {}", name,
+                                            e.toString());
+                                }
+                            }, e -> LOG.warn("passing on a grant of '{}' to a gone waiter failed", name, e));
+                }
             }
             // After the grant: a waiter held back for this lease waits on if a waiter of this client holds next.
             endHoldBack(token);
             riders.forEach(waiter -> waiter.boarded(status.held()));
             return status;
         });
-    }
-
-    /**
-     * A release of this client granted the lock to a token of this client: its waiter takes it. A token that no
-     * waiter has and no lease of this client carries (its waiter gave up, or took the lock over locally with
-     * another token and its registration outlived a failed removal) passes the lock on. A token that a lease
-     * carries keeps it: this reply may be handled after the waiter's own try found the grant and made that lease
-     * (the try's reply came on the I/O thread while this one waited for the releasing thread to attach its
-     * handling), and passing it on would take the lock from a holder.
-     */
-    void grantedHere(Replies.GrantedHere here) {
-        String granted = here.token();
-        if (context.notifier().assigned(granted, here.fence(), here.arm(), here.upcoming())
-                || context.notifier().carried(granted)) {
-            return;
-        }
-        context.inFlight().sendCleanup(name, () -> releaseQueued(granted, List.of()), (ignored, e) -> {
-            if (e != null) {
-                LOG.debug("passing on a grant of '{}' to a gone waiter failed: {}", name, e.toString());
-            }
-        }, e -> LOG.warn("passing on a grant of '{}' to a gone waiter failed", name, e));
     }
 
     /**

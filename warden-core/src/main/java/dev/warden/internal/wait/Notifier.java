@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -120,8 +119,6 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
     /** Where waiters queue: this client's waiters by token, for the grants that name them. Concurrent, no lock. */
     private final Map<String, Waiter> byToken = new ConcurrentHashMap<>();
-    /** Where waiters queue: the tokens that leases of this client carry ({@link #carry}). */
-    private final Set<String> carried = ConcurrentHashMap.newKeySet();
     /** The pub/sub connection, once asked for. Guarded by this notifier. */
     private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection;
     /** Guarded by this notifier. */
@@ -265,25 +262,6 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
 
     public void unregister(String token) {
         byToken.remove(token);
-    }
-
-    /**
-     * Where waiters queue: a lease of this client now carries {@code token}, from its grant until the last lease
-     * that took the lock over locally with it ends ({@link #drop}). A grant to such a token is that lease's, never
-     * a gone waiter's to pass on ({@link #carried}).
-     */
-    public void carry(String token) {
-        carried.add(token);
-    }
-
-    /** The last lease of this client that carried {@code token} has ended. */
-    public void drop(String token) {
-        carried.remove(token);
-    }
-
-    /** @return whether a lease of this client carries {@code token} ({@link #carry}) */
-    public boolean carried(String token) {
-        return carried.contains(token);
     }
 
     /**
