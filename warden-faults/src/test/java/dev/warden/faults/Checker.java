@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -56,6 +57,9 @@ final class Checker {
             return lostData && a.requested() - to < 0 && a.validEnd() - from > 0;
         }
     }
+
+    /** How far before a violation's first request its message lists faults ({@link #timeline}). */
+    private static final long TIMELINE_LOOKBACK_NANOS = 3_000_000_000L;
 
     private final List<String> violations = new ArrayList<>();
     /** The run's faults, for the timelines of violations ({@link #timeline}). */
@@ -387,7 +391,7 @@ final class Checker {
         long to = Math.max(first.releaseEnd(), second.releaseEnd());
         StringBuilder text = new StringBuilder(times(first, origin)).append("; ").append(times(second, origin));
         for (Window w : windows) {
-            if (w.to() - (origin - 3_000_000_000L) > 0 && w.from() - to < 0) {
+            if (w.to() - (origin - TIMELINE_LOOKBACK_NANOS) > 0 && w.from() - to < 0) {
                 text.append("; ").append(w.kind()).append(' ').append(ms(w.from(), origin)).append(" to ")
                         .append(ms(w.to(), origin));
             }
@@ -407,7 +411,7 @@ final class Checker {
 
     /** A System.nanoTime instant in ms from {@code origin}; "-" for none (recorded as -1 or 0). */
     private static String ms(long at, long origin) {
-        return at <= 0 ? "-" : String.format(java.util.Locale.ROOT, "%+.1f ms", (at - origin) / 1e6);
+        return at <= 0 ? "-" : String.format(Locale.ROOT, "%+.1f ms", (at - origin) / 1e6);
     }
 
     private void lossReporting(List<Acquisition> acquisitions) {
