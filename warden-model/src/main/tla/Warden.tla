@@ -28,9 +28,11 @@ CONSTANTS
     MaxLocalHandovers, \* RedisLease.MAX_LOCAL_HANDOVERS
     GiveUps,           \* whether a waiter may give up
     Writes,            \* whether holders ask for fences and write to the fenced resource
-    Mutation           \* "none", "noTokenCheck", "noHalfLease", "noClockMinimum", "noDrift", "noPrune", "noListenCheck"
+    Mutation           \* "none", "noTokenCheck", "noHalfLease", "noClockMinimum", "noDrift", "noPrune", "noListenCheck",
+                       \* "lateReply"
 
-ASSUME Mutation \in {"none", "noTokenCheck", "noHalfLease", "noClockMinimum", "noDrift", "noPrune", "noListenCheck"}
+ASSUME Mutation \in {"none", "noTokenCheck", "noHalfLease", "noClockMinimum", "noDrift", "noPrune", "noListenCheck",
+                     "lateReply"}
 ASSUME Grant <= Lease /\ Drift < Grant /\ MaxLag <= Drift
 
 Threads == 1..NThreads
@@ -207,14 +209,17 @@ Jumps(r, tk) == \E i \in 1..Len(r.q) : /\ r.q[i] # tk /\ r.reg[r.q[i]] > 0
                                        /\ \A j \in 1..i : r.q[j] # tk
 
 \* What follows a release script run by client c, with the threads' states th1 after it: a grant to a waiter of
-\* another client goes out on that client's channel (msgs); one to a waiter of c is in the reply, which the
-\* releasing thread hands to the waiter at once (replies on one connection come in order, so before any later
-\* try of that waiter); if that token no longer waits, c passes the lock on (RedisLock.releaseQueued).
+\* another client goes out on that client's channel (msgs); one to a waiter of c is in the reply, which c hands to
+\* the waiter at once: its handling is attached before the script is sent and runs as the answer is read, and
+\* replies on one connection come in order, so before the answer to any later try of that waiter
+\* (RedisLock.releaseQueued, Link.dispatch). If that token no longer waits, c passes the lock on. The mutant
+\* lateReply handles the reply in a later step of its own (DeliverGrant), as when the handling was attached after
+\* sending and the answer came first.
 After(a, th1) ==
     LET m == a.m
         w == m.tok[1]
     IN IF a.res # 3 THEN [rs |-> a.rs, th |-> th1, pass |-> pass]
-       ELSE IF ~m.here THEN [rs |-> [a.rs EXCEPT !.msgs = @ \cup {m}], th |-> th1, pass |-> pass]
+       ELSE IF ~m.here \/ Mutation = "lateReply" THEN [rs |-> [a.rs EXCEPT !.msgs = @ \cup {m}], th |-> th1, pass |-> pass]
        ELSE IF th1[w].pc \in {"waiting", "trying"} /\ <<w, th1[w].acq>> = m.tok
        THEN [rs |-> a.rs, th |-> [th1 EXCEPT ![w] = Holding(th1[w], m.tok, m.left, m.fence, 0, m.up, 0, m.ep)],
              pass |-> pass]
@@ -285,7 +290,8 @@ GiveUp(t) ==
     /\ UNCHANGED <<alive, lag, lastFence, lastEpoch, restarts, crashes, staleWrite, handoverLost, outOfOrder>>
 
 \* A grant arrives on the client's channel. One for a token that no longer waits is ignored (Notifier): the
-\* waiter it named is gone, and the lock expires after the grant's short lease.
+\* waiter it named is gone, and the lock expires after the grant's short lease. Only the mutant lateReply puts a
+\* release's reply here (here): one whose token no longer waits is passed on, as the releasing thread does.
 DeliverGrant(m) ==
     LET t == m.tok[1]
         s == th[t]
@@ -293,8 +299,10 @@ DeliverGrant(m) ==
        /\ msgs' = msgs \ {m}
        /\ IF Up(t) /\ s.pc \in {"waiting", "trying"} /\ Own(t) = m.tok THEN
              /\ th' = [th EXCEPT ![t] = Holding(s, Own(t), m.left, m.fence, 0, m.up, 0, m.ep)]
-          ELSE UNCHANGED th
-       /\ UNCHANGED <<epochs, kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, pass, alive, lag, lastFence, lastEpoch,
+             /\ UNCHANGED pass
+          ELSE /\ UNCHANGED th
+               /\ pass' = IF m.here /\ Up(t) THEN pass \cup {m.tok} ELSE pass
+       /\ UNCHANGED <<epochs, kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, alive, lag, lastFence, lastEpoch,
                       restarts, crashes, staleWrite, handoverLost, outOfOrder>>
 
 \* A client passes on a grant to a token of its own that no longer waits: a release by that token.

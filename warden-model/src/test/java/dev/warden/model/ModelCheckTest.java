@@ -106,6 +106,11 @@ class ModelCheckTest {
     }
 
     @Test
+    void aReleaseReplyHandledAfterTheWaitersOwnTryBreaksMutualExclusion() throws Exception {
+        assertViolated("MutantLateReply", "Invariant MutualExclusion is violated");
+    }
+
+    @Test
     void deadlinesWithoutTheDriftMarginBreakMutualExclusion() throws Exception {
         assertViolated("MutantNoDrift", "Invariant MutualExclusion is violated");
     }

@@ -82,37 +82,49 @@ public final class RedisLock extends LockBase {
             endHoldBack(token);
             riders.forEach(waiter -> waiter.boarded(false));
         };
-        CompletableFuture<Replies.Release> reply;
         try {
-            reply = context.scripts().releaseQueued(keys, token, context.instanceId(), args);
+            // The reply's handling is attached before the script is sent, so that it runs as the answer comes: a
+            // waiter of this client that the release grants the lock to is still registered then, even if its own
+            // try (sent after this release) finds the grant too. Handled later, that try could have made its lease
+            // and left, and the grant would seem to be a gone waiter's, passed on under the lease.
+            return context.scripts().releaseQueued(keys, token, context.instanceId(), args,
+                    reply -> reply.whenComplete((status, error) -> {
+                        if (error != null) {
+                            failed.run();
+                        }
+                    }).thenApply(status -> {
+                        if (status instanceof Replies.GrantedHere here) {
+                            grantedHere(here);
+                        }
+                        // After the grant: a waiter held back for this lease waits on if a waiter of this client
+                        // holds next.
+                        endHoldBack(token);
+                        riders.forEach(waiter -> waiter.boarded(status.held()));
+                        return status;
+                    }));
         } catch (RuntimeException e) {
             failed.run();
             throw e;
         }
-        return reply.whenComplete((list, error) -> {
-            if (error != null) {
-                failed.run();
+    }
+
+    /**
+     * A release of this client granted the lock to a token of this client: its waiter takes it. A token that no
+     * waiter of this client has any more (it gave up, or took the lock over locally with another token and its
+     * registration outlived a failed removal) passes the lock on. The reply is handled before any answer to a
+     * request sent after the release ({@link #releaseQueued}), so the waiter's own try cannot have made a lease of
+     * this grant yet.
+     */
+    private void grantedHere(Replies.GrantedHere here) {
+        String granted = here.token();
+        if (context.notifier().assigned(granted, here.fence(), here.arm(), here.upcoming())) {
+            return;
+        }
+        context.inFlight().sendCleanup(name, () -> releaseQueued(granted, List.of()), (ignored, e) -> {
+            if (e != null) {
+                LOG.debug("passing on a grant of '{}' to a gone waiter failed: {}", name, e.toString());
             }
-        }).thenApply(status -> {
-            if (status instanceof Replies.GrantedHere here) {
-                String granted = here.token();
-                if (!context.notifier().assigned(granted, here.fence(), here.arm(), here.upcoming())) {
-                    // Granted to a token of this client that no longer waits (it gave up, or took the lock over
-                    // locally and its registration outlived a failed removal): pass the lock on.
-                    context.inFlight().sendCleanup(name, () -> releaseQueued(granted, List.of()),
-                            (ignored, e) -> {
-                                if (e != null) {
-                                    LOG.debug("passing on a grant of '{}' to a gone waiter failed: {}", name,
-                                            e.toString());
-                                }
-                            }, e -> LOG.warn("passing on a grant of '{}' to a gone waiter failed", name, e));
-                }
-            }
-            // After the grant: a waiter held back for this lease waits on if a waiter of this client holds next.
-            endHoldBack(token);
-            riders.forEach(waiter -> waiter.boarded(status.held()));
-            return status;
-        });
+        }, e -> LOG.warn("passing on a grant of '{}' to a gone waiter failed", name, e));
     }
 
     /**

@@ -7,12 +7,18 @@ import dev.warden.internal.base.Errors;
 import dev.warden.internal.wire.Acked;
 import dev.warden.internal.wire.Link;
 import dev.warden.internal.wire.Replicas;
+import dev.warden.internal.wire.Utf8Codec;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.AsyncCommand;
+import io.lettuce.core.protocol.Command;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -281,10 +287,22 @@ public final class Scripts {
      */
     public CompletableFuture<Replies.Release> releaseQueued(LockKeys keys, String token, String message,
                                                      List<Registration> riders) {
+        return releaseQueued(keys, token, message, riders, Function.identity());
+    }
+
+    /**
+     * As {@link #releaseQueued(LockKeys, String, String, List)}, with {@code handling} attached to the decoded
+     * reply before the script is sent: it then runs on the connection's I/O thread as the answer comes, before any
+     * later answer is handled. A grant to a waiter of this client needs that: handled later, the waiter's own try
+     * (sent after this release, so answered after it) could have found the grant and made its lease first.
+     *
+     * @param handling what to do with the reply; its result is what this returns
+     */
+    public <R> CompletableFuture<R> releaseQueued(LockKeys keys, String token, String message,
+            List<Registration> riders, Function<CompletableFuture<Replies.Release>, CompletableFuture<R>> handling) {
         String[] args = withRegistrations(riders, token, RETENTION, keys.channel(), message, publish, LIFE);
-        return this.<List<Object>>run(RELEASE_QUEUED, ScriptOutputType.MULTI,
-                new String[] {keys.lock(), keys.waiters(), keys.queue(), keys.registrations()}, args)
-                .thenApply(Replies::releaseQueued);
+        return runHandled(RELEASE_QUEUED, new String[] {keys.lock(), keys.waiters(), keys.queue(),
+            keys.registrations()}, args, reply -> handling.apply(reply.thenApply(Replies::releaseQueued)));
     }
 
     /**
@@ -512,6 +530,38 @@ public final class Scripts {
             }
             return CompletableFuture.failedFuture(named(script, error));
         });
+    }
+
+    /**
+     * As {@link #run} for a script that answers a list, with {@code handling} attached to the answer before the
+     * command is sent ({@link Link#dispatch}): it runs as the answer is read, in the order of the connection's
+     * answers. A {@code NOSCRIPT} answer sends the script's text from that I/O thread, before the connection reads
+     * another answer, so the retry's handling is attached in time as well.
+     */
+    private <R> CompletableFuture<R> runHandled(Script script, String[] keys, String[] args,
+            Function<CompletableFuture<List<Object>>, CompletableFuture<R>> handling) {
+        CommandArgs<String, String> evalsha = new CommandArgs<>(Utf8Codec.INSTANCE).add(script.sha()).add(keys.length)
+                .addKeys(keys).addValues(args);
+        AsyncCommand<String, String, List<Object>> command = new AsyncCommand<>(
+                new Command<>(CommandType.EVALSHA, new NestedMultiOutput<>(Utf8Codec.INSTANCE), evalsha));
+        CompletableFuture<List<Object>> answered = command.exceptionallyCompose(error -> {
+            link.failed(error);
+            if (Errors.unwrap(error) instanceof RedisNoScriptException) {
+                RedisFuture<List<Object>> retry = link.commands().eval(script.source(), ScriptOutputType.MULTI,
+                        keys, args);
+                return retry.toCompletableFuture().exceptionallyCompose(again ->
+                        CompletableFuture.failedFuture(named(script, again)));
+            }
+            return CompletableFuture.failedFuture(named(script, error));
+        });
+        CompletableFuture<R> handled = handling.apply(answered);
+        try {
+            link.dispatch(command);
+        } catch (RuntimeException e) {
+            // Refused before it was sent (a full request queue): the handling learns it, as from a failed answer.
+            command.completeExceptionally(e);
+        }
+        return handled;
     }
 
     /**

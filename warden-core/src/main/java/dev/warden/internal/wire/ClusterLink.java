@@ -11,6 +11,7 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.ArrayList;
@@ -47,6 +48,11 @@ final class ClusterLink implements Link {
     @Override
     public RedisClusterAsyncCommands<String, String> commands() {
         return connection.async();
+    }
+
+    @Override
+    public <T> void dispatch(RedisCommand<String, String, T> command) {
+        connection.dispatch(command);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.warden.internal.wire;
 
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -14,6 +15,13 @@ import java.util.function.Function;
 public interface Link {
     /** @return the commands of the shared connection; Lettuce pipelines every thread's commands over it */
     RedisClusterAsyncCommands<String, String> commands();
+
+    /**
+     * Sends {@code command} on the shared connection, as {@link #commands()} sends its own. What is attached to the
+     * command before this call runs on the connection's I/O thread when the answer comes, before any later answer on
+     * the connection is handled: for a reply whose handling must see the client as it was when Redis answered.
+     */
+    <T> void dispatch(RedisCommand<String, String, T> command);
 
     /**
      * Runs {@code send} on the acknowledgement connection to the server that holds {@code key}: a connection of its

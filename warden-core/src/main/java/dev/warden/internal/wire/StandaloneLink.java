@@ -8,6 +8,7 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.protocol.RedisCommand;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -74,6 +75,11 @@ final class StandaloneLink implements Link {
     @Override
     public RedisClusterAsyncCommands<String, String> commands() {
         return connection.async();
+    }
+
+    @Override
+    public <T> void dispatch(RedisCommand<String, String, T> command) {
+        connection.dispatch(command);
     }
 
     @Override

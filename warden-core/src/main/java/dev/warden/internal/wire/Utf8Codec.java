@@ -13,8 +13,9 @@ import java.nio.ByteBuffer;
  * over; a profile of many small scripts put a tenth of the I/O thread in those buffers. Here the size is the exact
  * UTF-8 length (one pass over the characters), so Lettuce writes the length prefix and then the string in place.
  */
-final class Utf8Codec implements RedisCodec<String, String>, ToByteBufEncoder<String, String> {
-    static final Utf8Codec INSTANCE = new Utf8Codec();
+public final class Utf8Codec implements RedisCodec<String, String>, ToByteBufEncoder<String, String> {
+    /** The one instance: it keeps no state. */
+    public static final Utf8Codec INSTANCE = new Utf8Codec();
 
     private Utf8Codec() {
     }

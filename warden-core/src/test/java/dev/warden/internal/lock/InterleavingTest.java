@@ -6,8 +6,17 @@ import dev.warden.LockConfig;
 import dev.warden.internal.base.Events;
 import dev.warden.internal.client.RedisLockClient;
 import dev.warden.internal.script.Replies;
+import dev.warden.internal.script.Scripts;
+import dev.warden.internal.wire.Link;
+import dev.warden.internal.wire.Replicas;
+import dev.warden.internal.wire.Server;
+import dev.warden.internal.wire.SharedResources;
 import dev.warden.internal.base.Orders;
 import dev.warden.redisserver.RedisServer;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,6 +100,92 @@ class InterleavingTest {
         // try with the waiter's own token, which took the lock for nobody.
         assertThat(run(List.of(Event.HAND_OVER_WAKE), "il-wake-in-handover")).isNull();
         assertThat(run(List.of(Event.GRANT, Event.WAKE, Event.DELIVER), "il-wake-before-deliver")).isNull();
+    }
+
+    /**
+     * A release whose script grants the lock to a waiter of this client, and that waiter's own try, sent after the
+     * release and so answered after it: the release's reply must be handled first, while the waiter still waits.
+     * Here the try is sent, answered and acted on before the releasing thread returns from sending its release (the
+     * link below runs it there). A fault run found this (CI, 2026-11-29: another client granted a lock 3 ms after
+     * the waiter's fence, while the waiter held it): with the handling attached after sending, the waiter's try made
+     * the lease first, the late reply found no waiter with that token, and passed the lock on under the lease.
+     */
+    @Test
+    void aReleasesGrantToAWaiterHereIsHandledBeforeTheWaitersOwnTryIsAnswered() throws Exception {
+        LockContext base = ((RedisLock) client.lock("il-late-grant")).context();
+        SharedResources shared = SharedResources.create(base.config());
+        Server connection = Server.connect(base.config(), shared);
+        try {
+            SlowToReturnLink link = SlowToReturnLink.of(connection.link());
+            LockContext context = new LockContext(base.config(), new Scripts(link.proxy()), base.notifier(),
+                    base.instanceId(), base.cluster(), base.inFlight(), base.watchdog(), base.quietRefresh(),
+                    base.threadHolds(), base.pending(), base.tokens(), base.inspector(), base.await(),
+                    base.scheduler(), base.callbacks(), base.events());
+            RedisLock lock = new RedisLock(context, "il-late-grant", Replicas.NONE);
+            RedisLease holder = (RedisLease) lock.tryAcquire().orElseThrow();
+            Acquisition waiter = new Acquisition(lock, context, TimeUnit.SECONDS.toNanos(20), 30_000, true,
+                    Events.AcquireWatch.NONE).start();
+            assertThat(eventually(waiter::waitingIdle)).isTrue();
+            assertThat(holder.beginRelease()).isTrue();
+            context.watchdog().unregister(holder);
+            link.afterSend = () -> {
+                waiter.wake();
+                boolean left = eventually(() -> waiter.result.isDone()
+                        && context.notifier().waiting(waiter.token()) == null);
+                assertThat(left).as("the waiter got the lock and left the notifier").isTrue();
+            };
+            Replies.Release status = lock.releaseQueued(holder.token, List.of()).get(5, TimeUnit.SECONDS);
+            holder.released();
+            assertThat(status).isInstanceOf(Replies.GrantedHere.class);
+            Lease lease = waiter.result.get(5, TimeUnit.SECONDS).orElseThrow();
+            assertThat(client.inFlight().awaitNone(TimeUnit.SECONDS.toNanos(5))).isTrue();
+            assertThat(lease.confirm()).as("the lease still holds its lock in Redis").isTrue();
+            assertThat(lease.release()).isTrue();
+        } finally {
+            connection.close();
+            shared.close();
+        }
+    }
+
+    /**
+     * The client's link, whose {@link Link#dispatch} runs {@code afterSend} (once) before it returns; a proxy, since
+     * a test cannot name every type of the link's methods.
+     */
+    private static final class SlowToReturnLink implements InvocationHandler {
+        private final Link link;
+        volatile ThrowingRunnable afterSend;
+
+        private SlowToReturnLink(Link link) {
+            this.link = link;
+        }
+
+        static SlowToReturnLink of(Link link) {
+            return new SlowToReturnLink(link);
+        }
+
+        Link proxy() {
+            return (Link) Proxy.newProxyInstance(Link.class.getClassLoader(), new Class<?>[] {Link.class}, this);
+        }
+
+        @Override
+        public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+            Object result;
+            try {
+                result = method.invoke(link, args);
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+            ThrowingRunnable then = afterSend;
+            if (method.getName().equals("dispatch") && then != null) {
+                afterSend = null;
+                then.run();
+            }
+            return result;
+        }
+    }
+
+    private interface ThrowingRunnable {
+        void run() throws Exception;
     }
 
     /** Runs one sequence on a fresh lock; returns what went wrong, or null. */
