@@ -93,13 +93,17 @@ public final class RedisLock extends LockBase {
                             failed.run();
                         }
                     }).thenApply(status -> {
-                        if (status instanceof Replies.GrantedHere here) {
-                            grantedHere(here);
+                        try {
+                            if (status instanceof Replies.GrantedHere here) {
+                                grantedHere(here);
+                            }
+                        } finally {
+                            // After the grant: a waiter held back for this lease waits on if a waiter of this
+                            // client holds next. Also when handing the grant over failed (that failure is the
+                            // release's), so that no rider is left waiting for a word.
+                            endHoldBack(token);
+                            riders.forEach(waiter -> waiter.boarded(status.held()));
                         }
-                        // After the grant: a waiter held back for this lease waits on if a waiter of this client
-                        // holds next.
-                        endHoldBack(token);
-                        riders.forEach(waiter -> waiter.boarded(status.held()));
                         return status;
                     }));
         } catch (RuntimeException e) {

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -535,33 +536,57 @@ public final class Scripts {
     /**
      * As {@link #run} for a script that answers a list, with {@code handling} attached to the answer before the
      * command is sent ({@link Link#dispatch}): it runs as the answer is read, in the order of the connection's
-     * answers. A {@code NOSCRIPT} answer sends the script's text from that I/O thread, before the connection reads
-     * another answer, so the retry's handling is attached in time as well.
+     * answers. After a {@code NOSCRIPT} answer the script's text goes as a command of the same kind, which completes
+     * the same answer, so the retry's handling is in place before it is sent, too.
      */
     private <R> CompletableFuture<R> runHandled(Script script, String[] keys, String[] args,
             Function<CompletableFuture<List<Object>>, CompletableFuture<R>> handling) {
-        CommandArgs<String, String> evalsha = new CommandArgs<>(Utf8Codec.INSTANCE).add(script.sha()).add(keys.length)
-                .addKeys(keys).addValues(args);
-        AsyncCommand<String, String, List<Object>> command = new AsyncCommand<>(
-                new Command<>(CommandType.EVALSHA, new NestedMultiOutput<>(Utf8Codec.INSTANCE), evalsha));
-        CompletableFuture<List<Object>> answered = command.exceptionallyCompose(error -> {
+        CompletableFuture<List<Object>> answered = new CompletableFuture<>();
+        CompletableFuture<R> handled = handling.apply(answered);
+        send(CommandType.EVALSHA, script.sha(), keys, args, answered, (reply, error) -> {
+            if (error == null) {
+                answered.complete(reply);
+                return;
+            }
             link.failed(error);
             if (Errors.unwrap(error) instanceof RedisNoScriptException) {
-                RedisFuture<List<Object>> retry = link.commands().eval(script.source(), ScriptOutputType.MULTI,
-                        keys, args);
-                return retry.toCompletableFuture().exceptionallyCompose(again ->
-                        CompletableFuture.failedFuture(named(script, again)));
+                send(CommandType.EVAL, script.source(), keys, args, answered, (again, failure) -> {
+                    if (failure == null) {
+                        answered.complete(again);
+                    } else {
+                        answered.completeExceptionally(named(script, failure));
+                    }
+                });
+            } else {
+                answered.completeExceptionally(named(script, error));
             }
-            return CompletableFuture.failedFuture(named(script, error));
         });
-        CompletableFuture<R> handled = handling.apply(answered);
+        return handled;
+    }
+
+    /**
+     * Sends {@code EVALSHA} or {@code EVAL} of {@code script} (its SHA or text) with {@code then} attached first; a
+     * command refused before it is sent (a full request queue) tells {@code then} so, as a failed answer would. If
+     * {@code then} throws, {@code answered} fails with that.
+     */
+    private void send(CommandType type, String script, String[] keys, String[] args,
+                      CompletableFuture<List<Object>> answered, BiConsumer<List<Object>, Throwable> then) {
+        CommandArgs<String, String> arguments = new CommandArgs<>(Utf8Codec.INSTANCE).add(script).add(keys.length)
+                .addKeys(keys).addValues(args);
+        AsyncCommand<String, String, List<Object>> command = new AsyncCommand<>(
+                new Command<>(type, new NestedMultiOutput<>(Utf8Codec.INSTANCE), arguments));
+        command.whenComplete((reply, error) -> {
+            try {
+                then.accept(reply, error);
+            } catch (RuntimeException | Error e) {
+                answered.completeExceptionally(e);
+            }
+        });
         try {
             link.dispatch(command);
         } catch (RuntimeException e) {
-            // Refused before it was sent (a full request queue): the handling learns it, as from a failed answer.
             command.completeExceptionally(e);
         }
-        return handled;
     }
 
     /**

@@ -112,7 +112,17 @@ class InterleavingTest {
      */
     @Test
     void aReleasesGrantToAWaiterHereIsHandledBeforeTheWaitersOwnTryIsAnswered() throws Exception {
-        LockContext base = ((RedisLock) client.lock("il-late-grant")).context();
+        grantHandledInOrder("il-late-grant", false);
+    }
+
+    /** As above, with the server's scripts flushed first: the release is sent again with its text. */
+    @Test
+    void aReleaseSentAgainAfterNoscriptIsStillHandledBeforeTheWaitersOwnTry() throws Exception {
+        grantHandledInOrder("il-late-grant-noscript", true);
+    }
+
+    private static void grantHandledInOrder(String name, boolean flushScripts) throws Exception {
+        LockContext base = ((RedisLock) client.lock(name)).context();
         SharedResources shared = SharedResources.create(base.config());
         Server connection = Server.connect(base.config(), shared);
         try {
@@ -121,13 +131,16 @@ class InterleavingTest {
                     base.instanceId(), base.cluster(), base.inFlight(), base.watchdog(), base.quietRefresh(),
                     base.threadHolds(), base.pending(), base.tokens(), base.inspector(), base.await(),
                     base.scheduler(), base.callbacks(), base.events());
-            RedisLock lock = new RedisLock(context, "il-late-grant", Replicas.NONE);
+            RedisLock lock = new RedisLock(context, name, Replicas.NONE);
             RedisLease holder = (RedisLease) lock.tryAcquire().orElseThrow();
             Acquisition waiter = new Acquisition(lock, context, TimeUnit.SECONDS.toNanos(20), 30_000, true,
                     Events.AcquireWatch.NONE).start();
             assertThat(eventually(waiter::waitingIdle)).isTrue();
             assertThat(holder.beginRelease()).isTrue();
             context.watchdog().unregister(holder);
+            if (flushScripts) {
+                assertThat(server.call("SCRIPT", "FLUSH")).isEqualTo("OK");
+            }
             link.afterSend = () -> {
                 waiter.wake();
                 boolean left = eventually(() -> waiter.result.isDone()
