@@ -14,7 +14,13 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.output.BooleanOutput;
+import io.lettuce.core.output.CommandOutput;
+import io.lettuce.core.output.IntegerOutput;
 import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.output.ObjectOutput;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.output.ValueOutput;
 import io.lettuce.core.protocol.AsyncCommand;
 import io.lettuce.core.protocol.Command;
 import io.lettuce.core.protocol.CommandArgs;
@@ -302,8 +308,9 @@ public final class Scripts {
     public <R> CompletableFuture<R> releaseQueued(LockKeys keys, String token, String message,
             List<Registration> riders, Function<CompletableFuture<Replies.Release>, CompletableFuture<R>> handling) {
         String[] args = withRegistrations(riders, token, RETENTION, keys.channel(), message, publish, LIFE);
-        return runHandled(RELEASE_QUEUED, new String[] {keys.lock(), keys.waiters(), keys.queue(),
-            keys.registrations()}, args, reply -> handling.apply(reply.thenApply(Replies::releaseQueued)));
+        return this.<List<Object>, R>runHandled(RELEASE_QUEUED, ScriptOutputType.MULTI, new String[] {keys.lock(),
+            keys.waiters(), keys.queue(), keys.registrations()}, args,
+                reply -> handling.apply(reply.thenApply(Replies::releaseQueued)));
     }
 
     /**
@@ -520,37 +527,27 @@ public final class Scripts {
      * link.
      */
     <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args) {
-        RedisClusterAsyncCommands<String, String> redis = link.commands();
-        RedisFuture<T> future = redis.evalsha(script.sha(), type, keys, args);
-        return future.toCompletableFuture().exceptionallyCompose(error -> {
-            link.failed(error);
-            if (Errors.unwrap(error) instanceof RedisNoScriptException) {
-                RedisFuture<T> retry = redis.eval(script.source(), type, keys, args);
-                return retry.toCompletableFuture().exceptionallyCompose(again ->
-                        CompletableFuture.failedFuture(named(script, again)));
-            }
-            return CompletableFuture.failedFuture(named(script, error));
-        });
+        return runHandled(script, type, keys, args, Function.identity());
     }
 
     /**
-     * As {@link #run} for a script that answers a list, with {@code handling} attached to the answer before the
-     * command is sent ({@link Link#dispatch}): it runs as the answer is read, in the order of the connection's
-     * answers. After a {@code NOSCRIPT} answer the script's text goes as a command of the same kind, which completes
-     * the same answer, so the retry's handling is in place before it is sent, too.
+     * As {@link #run}, with {@code handling} attached to the answer before the command is sent ({@link Link#dispatch}):
+     * it runs as the answer is read, in the order of the connection's answers. After a {@code NOSCRIPT} answer the
+     * script's text goes as a command of the same kind, which completes the same answer, so the retry's handling is
+     * in place before it is sent, too.
      */
-    private <R> CompletableFuture<R> runHandled(Script script, String[] keys, String[] args,
-            Function<CompletableFuture<List<Object>>, CompletableFuture<R>> handling) {
-        CompletableFuture<List<Object>> answered = new CompletableFuture<>();
+    private <T, R> CompletableFuture<R> runHandled(Script script, ScriptOutputType type, String[] keys, String[] args,
+            Function<CompletableFuture<T>, CompletableFuture<R>> handling) {
+        CompletableFuture<T> answered = new CompletableFuture<>();
         CompletableFuture<R> handled = handling.apply(answered);
-        send(CommandType.EVALSHA, script.sha(), keys, args, answered, (reply, error) -> {
+        this.<T>send(CommandType.EVALSHA, script.sha(), type, keys, args, answered, (reply, error) -> {
             if (error == null) {
                 answered.complete(reply);
                 return;
             }
             link.failed(error);
             if (Errors.unwrap(error) instanceof RedisNoScriptException) {
-                send(CommandType.EVAL, script.source(), keys, args, answered, (again, failure) -> {
+                this.<T>send(CommandType.EVAL, script.source(), type, keys, args, answered, (again, failure) -> {
                     if (failure == null) {
                         answered.complete(again);
                     } else {
@@ -569,13 +566,12 @@ public final class Scripts {
      * command refused before it is sent (a full request queue) tells {@code then} so, as a failed answer would. If
      * {@code then} throws, {@code answered} fails with that.
      */
-    private void send(CommandType type, String script, String[] keys, String[] args,
-                      CompletableFuture<List<Object>> answered, BiConsumer<List<Object>, Throwable> then) {
+    private <T> void send(CommandType command, String script, ScriptOutputType type, String[] keys, String[] args,
+                          CompletableFuture<T> answered, BiConsumer<T, Throwable> then) {
         CommandArgs<String, String> arguments = new CommandArgs<>(Utf8Codec.INSTANCE).add(script).add(keys.length)
                 .addKeys(keys).addValues(args);
-        AsyncCommand<String, String, List<Object>> command = new AsyncCommand<>(
-                new Command<>(type, new NestedMultiOutput<>(Utf8Codec.INSTANCE), arguments));
-        command.whenComplete((reply, error) -> {
+        AsyncCommand<String, String, T> sent = new AsyncCommand<>(new Command<>(command, output(type), arguments));
+        sent.whenComplete((reply, error) -> {
             try {
                 then.accept(reply, error);
             } catch (RuntimeException | Error e) {
@@ -583,10 +579,24 @@ public final class Scripts {
             }
         });
         try {
-            link.dispatch(command);
+            link.dispatch(sent);
         } catch (RuntimeException e) {
-            command.completeExceptionally(e);
+            sent.completeExceptionally(e);
         }
+    }
+
+    /** What reads a script's answer of that type: as Lettuce's own {@code EVAL} and {@code EVALSHA} read it. */
+    @SuppressWarnings("unchecked")
+    private static <T> CommandOutput<String, String, T> output(ScriptOutputType type) {
+        Utf8Codec codec = Utf8Codec.INSTANCE;
+        return (CommandOutput<String, String, T>) switch (type) {
+            case BOOLEAN -> new BooleanOutput<>(codec);
+            case INTEGER -> new IntegerOutput<>(codec);
+            case STATUS -> new StatusOutput<>(codec);
+            case MULTI -> new NestedMultiOutput<>(codec);
+            case VALUE -> new ValueOutput<>(codec);
+            case OBJECT -> new ObjectOutput<>(codec);
+        };
     }
 
     /**
