@@ -5,13 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
-/** A renewed lease passes its lock to a waiter of the same client without a request, within bounds. */
+/**
+ * A renewed lease passes its lock to a waiter of the same client without a request, within bounds; a waiter that
+ * comes while its client holds the lock waits for that holder without a request of its own.
+ */
 class LocalHandoverTest extends RedisTestSupport {
 
     /** A ticker on System.nanoTime that a test can move forward, or stop. */
@@ -76,6 +80,152 @@ class LocalHandoverTest extends RedisTestSupport {
         // The waiter's registration, made when its try found the lock held, is gone.
         assertThat(eventually(Duration.ofSeconds(5), () -> queueGone(name))).isTrue();
         assertThat(handed.release()).isTrue();
+        assertThat(client.lock(name).isLocked()).isFalse();
+    }
+
+    /** Counts down when a waiter of the lock starts waiting (the listener's onWaiting). */
+    private static final class WaitingLatch implements LockListener {
+        private final String lock;
+        private final java.util.concurrent.Semaphore waiting = new java.util.concurrent.Semaphore(0);
+
+        WaitingLatch(String lock) {
+            this.lock = lock;
+        }
+
+        @Override
+        public void onWaiting(String name) {
+            if (name.equals(lock)) {
+                waiting.release();
+            }
+        }
+
+        void await() throws InterruptedException {
+            assertThat(waiting.tryAcquire(10, TimeUnit.SECONDS)).as("a waiter of %s started waiting", lock).isTrue();
+        }
+    }
+
+    /**
+     * A lock of a new client, held by a lease that took it over locally, and the client's waiting latch, counted
+     * down for that lease's wait already.
+     */
+    private record HeldHere(String name, WaitingLatch latch, LockClient client, Lease holder) {
+    }
+
+    private HeldHere heldHere() throws Exception {
+        String name = uniqueName();
+        WaitingLatch latch = new WaitingLatch(name);
+        LockClient client = client(b -> b.listener(latch));
+        Lease holder = heldHere(client, name);
+        latch.await();
+        return new HeldHere(name, latch, client, holder);
+    }
+
+    /**
+     * A holder that took the lock over locally from a tryAcquire's lease, with one waiter registered before: the
+     * client knows it holds the lock, so its next waiters hold back (Notifier.defer).
+     */
+    private Lease heldHere(LockClient client, String name) throws Exception {
+        // Every script this test counts is known to the server already (a first call is sent twice).
+        try (Lease warm = client.lock(uniqueName()).tryAcquire().orElseThrow()) {
+            warm.fencingToken();
+        }
+        Lease first = client.lock(name).tryAcquire().orElseThrow();
+        CompletableFuture<Lease> second = client.lock(name).acquireAsync(Duration.ofSeconds(20));
+        awaitQueuedInOneClient(name, 1);
+        assertThat(first.release()).isTrue();
+        Lease holder = second.get(10, TimeUnit.SECONDS);
+        assertThat(eventually(Duration.ofSeconds(5), () -> queueGone(name))).isTrue();
+        return holder;
+    }
+
+    @Test
+    void aWaiterThatComesWhileItsClientHoldsTheLockTakesItOverWithoutARequestOfItsOwn() throws Exception {
+        HeldHere held = heldHere();
+        String name = held.name();
+        WaitingLatch latch = held.latch();
+        LockClient client = held.client();
+        Lease holder = held.holder();
+        String key = "test:{" + name + "}";
+        Object value = server.call("GET", key);
+        // Scripts only: a first try that is a SET NX (it is not, where the client waited for the lock lately) is
+        // followed by a script try when it fails, and this client's identity record is written with SET meanwhile.
+        long scripts = scriptCalls();
+        CompletableFuture<Lease> next = client.lock(name).acquireAsync(Duration.ofSeconds(20));
+        latch.await();
+        // Waiting, and neither registered nor tried: its first try is held back for the holder of its own client.
+        assertThat(queued(name)).isZero();
+        assertThat(scriptCalls() - scripts).isZero();
+        assertThat(holder.release()).isTrue();
+        Lease handed = next.get(10, TimeUnit.SECONDS);
+        assertThat(handed.isHeld()).isTrue();
+        // One request in all, for the waiter and the handover: the release's check (handed.lua).
+        assertThat(scriptCalls() - scripts).isEqualTo(1);
+        assertThat(server.call("GET", key)).isEqualTo(value);
+        assertThat(handed.confirm()).isTrue();
+        assertThat(handed.release()).isTrue();
+        assertThat(client.lock(name).isLocked()).isFalse();
+        assertThat(queueGone(name)).isTrue();
+    }
+
+    @Test
+    void aHeldBackWaiterWhoseWaitRunsOutEndsWithoutARequest() throws Exception {
+        HeldHere held = heldHere();
+        String name = held.name();
+        LockClient client = held.client();
+        Lease holder = held.holder();
+        long scripts = scriptCalls();
+        Optional<Lease> none = client.lock(name).tryAcquireAsync(Duration.ofMillis(200)).get(10, TimeUnit.SECONDS);
+        assertThat(none).isEmpty();
+        assertThat(scriptCalls() - scripts).isZero();
+        assertThat(queued(name)).isZero();
+        assertThat(holder.release()).isTrue();
+        assertThat(client.lock(name).isLocked()).isFalse();
+    }
+
+    @Test
+    void aReleaseThatKeepsTheLockForAWhileEndsTheHoldBackAtOnce() throws Exception {
+        HeldHere held = heldHere();
+        String name = held.name();
+        WaitingLatch latch = held.latch();
+        LockClient client = held.client();
+        Lease holder = held.holder();
+        CompletableFuture<Lease> next = client.lock(name).acquireAsync(Duration.ofSeconds(20));
+        latch.await();
+        assertThat(queued(name)).isZero();
+        // The lease ends without a release script that could register the waiter: the waiter tries at once (and
+        // registers, the key being held for 400 ms more), not after its hold-back's bound of a second.
+        assertThat(holder.releaseAfter(Duration.ofMillis(400))).isTrue();
+        await(() -> queued(name) == 1 || next.isDone(), Duration.ofMillis(700),
+                "the held-back waiter tried on its own");
+        Lease lease = next.get(10, TimeUnit.SECONDS);
+        assertThat(lease.release()).isTrue();
+        assertThat(eventually(Duration.ofSeconds(5), () -> queueGone(name))).isTrue();
+    }
+
+    @Test
+    void aReleaseThroughRedisRegistersTheHeldBackWaitersBehindOtherClientsWaiters() throws Exception {
+        HeldHere held = heldHere();
+        String name = held.name();
+        LockClient client = held.client();
+        Lease holder = held.holder();
+        LockClient other = client();
+        CompletableFuture<Lease> remote = other.lock(name).acquireAsync(Duration.ofSeconds(20));
+        await(() -> queued(name) == 1, Duration.ofSeconds(5), "the other client's waiter queued");
+        // A waiter that asks for another lease cannot take the holder's over: the release goes through Redis.
+        CompletableFuture<Optional<Lease>> local = client.lock(name)
+                .tryAcquireAsync(Duration.ofSeconds(20), Duration.ofSeconds(10));
+        held.latch().await();
+        assertThat(queued(name)).isEqualTo(1);
+        assertThat(holder.release()).isTrue();
+        // The release registered the held-back waiter behind the other client's, and granted the lock to that one.
+        Lease first = remote.get(10, TimeUnit.SECONDS);
+        await(() -> queued(name) == 1, Duration.ofSeconds(5), "the held-back waiter registered by the release");
+        assertThat(local).isNotDone();
+        assertThat(first.release()).isTrue();
+        Lease second = local.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertThat(second.isHeld()).isTrue();
+        assertThat(second.release()).isTrue();
+        assertThat(eventually(Duration.ofSeconds(5), () -> queueGone(name))).isTrue();
         assertThat(client.lock(name).isLocked()).isFalse();
     }
 

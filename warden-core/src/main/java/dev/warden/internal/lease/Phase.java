@@ -12,8 +12,9 @@ public enum Phase {
     /** No try in flight: before the first, or waiting for a wake-up, a grant or a timer. */
     IDLE,
     /**
-     * Fair mode of a single lock: the first try is held back while a lease of this client holds the lock; that
-     * lease's release registers the waiter, or a timer sends the try.
+     * A single lock whose waiters queue: the first try is held back while a lease of this client holds the lock;
+     * that lease passes the lock on to the waiter locally (default mode) or its release registers the waiter, or
+     * a timer sends the try.
      */
     HELD_BACK,
     /**
@@ -33,7 +34,7 @@ public enum Phase {
     public boolean leadsTo(Phase next) {
         return switch (this) {
             case IDLE -> next != IDLE;
-            case HELD_BACK -> next == TRYING;
+            case HELD_BACK -> next == TRYING || next == RESERVED;
             case TRYING, RESERVED -> next == IDLE || next == GRANTED;
             case GRANTED -> false;
         };

@@ -44,9 +44,12 @@ import org.slf4j.LoggerFactory;
  * and no last try. Its lease counts from the sending of the try that the release names (the grant came
  * after it), for the lease the registration asked for. The default mode's first try is a plain {@code SET NX}
  * while this client has not waited for the lock lately, and may take a lock whose holder expired ahead of its
- * queue. In fair mode a waiter whose own client holds the lock holds back its first try for up to
- * {@link #HOLD_BACK_NANOS}: that holder's release registers it ({@link #board}), in the same script and counting
- * from that release's sending, as if by its try.
+ * queue. Where waiters queue, a waiter whose own client holds the lock holds back its first try
+ * ({@link Notifier#defer}): in the default mode that holder passes the lock on to it locally ({@link #takeOver}), with
+ * no request of the waiter's own, while its bounds on local handovers allow; else the holder's release registers it
+ * ({@link #board}), in the same script and counting from that release's sending, as if by its try. Fair mode holds
+ * back for up to {@link #HOLD_BACK_NANOS}, the default mode for up to {@link #DEFAULT_HOLD_BACK_NANOS}; a wait
+ * that runs out while held back ends without a request.
  *
  * <p>{@link #result} completes with the lease, with empty when the wait ran out, or exceptionally when Redis
  * failed. Cancelling it stops waiting; a lease granted at that moment is released.
@@ -65,6 +68,12 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
      * its own while the holder works, off the path of the release.
      */
     static final long HOLD_BACK_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
+    /**
+     * The default mode: the longest a waiter's first try is held back for a lease of its own client. That lease's
+     * release or loss ends the hold-back anyway (a local handover, a registration by the release, or a wake-up); this
+     * bound only keeps a waiter from waiting on a lease whose end this client missed.
+     */
+    static final long DEFAULT_HOLD_BACK_NANOS = TimeUnit.MILLISECONDS.toNanos(Scripts.REARM_MILLIS);
 
     public final DueFuture<Optional<Lease>> result;
     private final RedisLock lock;
@@ -156,6 +165,10 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
             context.untrack(this);
             if (queued && waits) {
                 context.notifier().unregister(token);
+                if (heldBack()) {
+                    // Given up (or failed) while held back: no release is to board it or hand it the lock.
+                    context.notifier().undefer(lock.keys(), this);
+                }
             }
             if (error != null) {
                 leaveQueue(true);
@@ -187,6 +200,11 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
     /** Where waiters queue: whether a try of this waiter may have registered it in Redis. Guarded by this. */
     private boolean registered() {
         return queued && waits && standing.tried();
+    }
+
+    /** @return whether the first try is held back for a lease of this client */
+    private synchronized boolean heldBack() {
+        return phase == Phase.HELD_BACK;
     }
 
     /** @return the current phase, for tests */
@@ -283,6 +301,7 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         Scripts.Try kind = null;
         boolean undefer = false;
         boolean expired = false;
+        boolean heldBack = false;
         synchronized (this) {
             // GRANTED: until the result completes, a try would only take the lock again with this acquisition's
             // own token (a lease taken over locally has another), which nobody would release.
@@ -293,18 +312,19 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
                 woken = true;
                 return;
             }
-            if (queued && waits && standing != Standing.NEW && !forever && phase == Phase.IDLE
-                    && context.ticker().read() - deadline >= 0) {
+            if (queued && waits && !forever && (phase == Phase.IDLE && standing != Standing.NEW
+                    || phase == Phase.HELD_BACK) && context.ticker().read() - deadline >= 0) {
                 // The wait is over: leave the queue with one request (a grant that reached this waiter meanwhile
-                // is passed on), with no last try.
+                // is passed on), with no last try; held back, it never registered, so it just leaves.
                 expired = true;
-            } else if (phase == Phase.IDLE && fair && waits && standing == Standing.NEW
+                undefer = phase == Phase.HELD_BACK;
+            } else if (phase == Phase.IDLE && queued && waits && standing == Standing.NEW
                     && context.notifier().defer(lock.keys(), this)) {
                 move(Phase.HELD_BACK);
-                long holdBack = forever ? HOLD_BACK_NANOS
-                        : Math.max(0, Math.min(HOLD_BACK_NANOS, deadline - context.ticker().read()));
+                long bound = fair ? HOLD_BACK_NANOS : DEFAULT_HOLD_BACK_NANOS;
+                long holdBack = forever ? bound : Math.max(0, Math.min(bound, deadline - context.ticker().read()));
                 timer = context.scheduler().schedule(this::wake, holdBack, TimeUnit.NANOSECONDS);
-                return;
+                heldBack = true;
             } else {
                 undefer = phase == Phase.HELD_BACK;
                 sentAt = context.ticker().read();
@@ -317,15 +337,19 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
                 }
             }
         }
+        if (undefer) {
+            // Held back, but no release took it along in time: it tries on its own, or its wait is over.
+            context.notifier().undefer(lock.keys(), this);
+        }
         if (expired) {
             if (result.complete(Optional.empty())) {
                 leaveQueue(true);
             }
             return;
         }
-        if (undefer) {
-            // Held back, but no release took it along in time: it tries on its own.
-            context.notifier().undefer(lock.keys(), this);
+        if (heldBack) {
+            watch.waiting();
+            return;
         }
         result.due();
         // A first try on a lock this client has not waited for lately is a plain SET NX, which costs Redis far less
@@ -561,8 +585,11 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
     public boolean reserve() {
         synchronized (this) {
             // A handover carries no acknowledgement count, so locks that need one never take it (their waiters do
-            // not queue, and nobody asks them).
-            if (result.isDone() || phase != Phase.IDLE || standing != Standing.JOINED || lock.replicas().required()) {
+            // not queue, and nobody asks them). A waiter held back for the holder has not tried; it is not in the
+            // notifier's list of held-back waiters any more (Notifier.reserveHead).
+            boolean idle = phase == Phase.IDLE && standing == Standing.JOINED;
+            boolean heldBack = phase == Phase.HELD_BACK && !fair;
+            if (result.isDone() || !(idle || heldBack) || lock.replicas().required()) {
                 return false;
             }
             move(Phase.RESERVED);
@@ -610,11 +637,20 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         }
         RedisLease lease = new RedisLease(lock, context, token, fence, leaseMillis, renewing, sentAt, acks,
                 grantedMillis, upcoming);
-        if (fair && waits) {
-            context.notifier().holding(lock.keys(), token);
-        }
+        holdsBackFor(lease);
         context.watchdog().register(lease);
         deliver(lease);
+    }
+
+    /**
+     * Tells the notifier that this client holds the lock with {@code lease}, so that new waiters of this client hold
+     * back their first try for it ({@link Notifier#defer}). The default mode does so only for a renewed lease,
+     * whose end is always heard (its release, or its loss).
+     */
+    private void holdsBackFor(RedisLease lease) {
+        if (queued && waits && (fair || renewing)) {
+            context.notifier().holding(lock.keys(), lease.token());
+        }
     }
 
     /** Hands a granted lease to the caller; one nobody takes any more (the acquire was cancelled) is given back. */
@@ -645,6 +681,7 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         }
         // The holder's release removes this waiter's registration, in the request that settles it.
         RedisLease lease = from.successor(now, upcoming);
+        holdsBackFor(lease);
         before.run();
         deliver(lease);
         return lease;

@@ -218,10 +218,13 @@ public final class RedisLease extends LeaseBase {
             }
             context.watchdog().unregister(this);
             return finishRelease(() -> context.scripts().expire(keys, token, keepMillis, replicas),
-                    "it was found expired or taken on release").thenApply(held -> {
-                        if (lock.fair()) {
+                    "it was found expired or taken on release").whenComplete((held, error) -> {
+                        // This lease holds no waiter of this client back any more, whatever the answer: one held
+                        // back tries on its own and learns how long the lock stays held.
+                        if (lock.queued()) {
                             context.notifier().ended(keys, token);
                         }
+                    }).thenApply(held -> {
                         // A local waiter tries now and learns how long the lock stays held.
                         context.notifier().wakeOne(keys, lock.queued());
                         return held;
@@ -299,10 +302,11 @@ public final class RedisLease extends LeaseBase {
 
     /**
      * The default mode's release where waiters queue in Redis ({@link RedisLock#queued}): a local handover to the
-     * head waiter of this client within the bounds of {@link #handOverLocally}, whose settling script also removes
-     * the waiter's registration from the queue; else a release through Redis, which grants the lock to the oldest
-     * waiter of any client, so that after at most {@value #MAX_LOCAL_HANDOVERS} local handovers the others get
-     * their turn in the order they came.
+     * next waiter of this client ({@link Notifier#reserveHead}: the first that tried, else the first held back for
+     * this lease without a request) within the bounds of {@link #handOverLocally}, whose settling script also
+     * removes the waiter's registration from the queue; else a release through Redis, which registers the waiters
+     * held back for this lease behind everyone queued and grants the lock to the oldest waiter of any client, so that
+     * after at most {@value #MAX_LOCAL_HANDOVERS} local handovers the others get their turn in the order they came.
      */
     private CompletableFuture<Boolean> handOverOrGrant() {
         long now = context.ticker().read();
@@ -426,8 +430,8 @@ public final class RedisLease extends LeaseBase {
     private CompletableFuture<Boolean> releaseGranting() {
         CompletableFuture<Replies.Release> reply;
         try {
-            // Only fair mode holds waiters back for a lease of their own client (Notifier#defer).
-            List<Notifier.Waiter> held = lock.fair() ? context.notifier().board(keys, token) : List.of();
+            // Waiters of this client held back for this lease (Notifier#defer) register in this release.
+            List<Notifier.Waiter> held = context.notifier().board(keys, token);
             reply = lock.releaseQueued(token, held);
         } catch (RuntimeException e) {
             released();
@@ -481,7 +485,7 @@ public final class RedisLease extends LeaseBase {
 
     @Override
     public void afterLoss() {
-        if (lock.fair()) {
+        if (lock.queued()) {
             context.notifier().ended(keys, token);
         }
         context.notifier().wakeOne(keys, lock.queued());

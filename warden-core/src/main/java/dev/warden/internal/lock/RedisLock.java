@@ -71,8 +71,8 @@ public final class RedisLock extends LockBase {
     }
 
     /**
-     * Releases by token where waiters queue, registering first the waiters of this client that fair mode held back
-     * for this lease ({@link Notifier#board}); each is told whether the script ran.
+     * Releases by token where waiters queue, registering first the waiters of this client held back for this lease
+     * ({@link Notifier#board}); each is told whether the script ran.
      */
     CompletableFuture<Replies.Release> releaseQueued(String token, List<Notifier.Waiter> held) {
         List<Notifier.Waiter> riders = new ArrayList<>(held.size());
@@ -150,9 +150,9 @@ public final class RedisLock extends LockBase {
         return reply.whenComplete((queue, error) -> riders.forEach(rider -> rider.boarded(error == null)));
     }
 
-    /** Fair mode: the lease with that token no longer holds back this client's waiters ({@link Notifier#ended}). */
+    /** The lease with that token no longer holds back this client's waiters ({@link Notifier#ended}). */
     private void endHoldBack(String token) {
-        if (fair) {
+        if (queued) {
             context.notifier().ended(keys, token);
         }
     }
@@ -160,7 +160,7 @@ public final class RedisLock extends LockBase {
     /** The registrations of waiters held back for a lease, for its script to make; {@code riders} gets them. */
     private List<Registration> board(List<Notifier.Waiter> held, List<Notifier.Waiter> riders) {
         if (held.isEmpty()) {
-            // Every release but fair mode's after a hold-back: no list, no clock read.
+            // Every release but one after a hold-back: no list, no clock read.
             return List.of();
         }
         List<Registration> args = new ArrayList<>(held.size());

@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  * a release costs one retry per client rather than one per waiting thread. Where waiters queue in Redis
  * ({@code RedisLock#queued}) a release grants the lock to one waiter and names its token
  * ({@code "<token>:<fence>:<arm>"}) on a channel of that waiter's client alone ({@link LockKeys#grantChannel});
- * that waiter is found by its token. In fair mode it also keeps which lease of this client holds a lock, so that a
- * waiter that comes meanwhile can be registered by that lease's release ({@link #defer}).
+ * that waiter is found by its token. Where waiters queue it also keeps which lease of this client holds a lock, so
+ * that a waiter that comes meanwhile waits for that lease without a request of its own ({@link #defer}): the lease
+ * passes the lock on to it locally (the default mode), or its release registers it.
  */
 public final class Notifier extends RedisPubSubAdapter<String, String> implements RedisConnectionStateListener {
     private static final Logger LOG = LoggerFactory.getLogger(Notifier.class);
@@ -67,8 +68,8 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
         void unreserve();
 
         /**
-         * Fair mode: a release of this client is about to register this waiter, as if by its first try, sent at
-         * {@code sentAt}.
+         * A release of this client is about to register this waiter, held back for it, as if by its first try, sent
+         * at {@code sentAt}.
          *
          * @return the registration, or null if the waiter cannot take part
          */
@@ -76,7 +77,7 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
             return null;
         }
 
-        /** Fair mode: the release that {@link #board boarded} this waiter answered; {@code registered} if it ran. */
+        /** The release that {@link #board boarded} this waiter answered; {@code registered} if it ran. */
         default void boarded(boolean registered) {
         }
 
@@ -95,9 +96,9 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
         /** Wake-ups heard (or possibly missed, across a reconnect), so that a waiter can tell none came. */
         long wakes;
         ScheduledFuture<?> linger;
-        /** Fair mode: which lease of this client holds the lock, and which one's release is on its way. */
-        FairHandover handover = FairHandover.NONE;
-        /** Fair mode: waiters whose first try waits for the holder's lease to end. */
+        /** Where waiters queue: which lease of this client holds the lock, and which one's release is on its way. */
+        HoldBack handover = HoldBack.NONE;
+        /** Where waiters queue: waiters whose first try waits for the holder's lease to end, first first. */
         List<Waiter> deferred = new ArrayList<>();
     }
 
@@ -297,40 +298,61 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
     }
 
     /**
-     * Reserves the head waiter of a default-mode lock in this client for a local handover, if there is one that can
-     * be reserved now.
+     * Reserves the next waiter of a default-mode lock in this client for a local handover, if there is one that can
+     * be reserved now: the head of those that tried (they came first, and are registered in Redis), else the first
+     * waiter held back for the holder ({@link #defer}), which then holds back no more.
      */
     public Waiter reserveHead(LockKeys keys) {
         String channel = listened(keys, true);
         if (channel == null) {
             return null;
         }
-        Waiter head;
-        synchronized (this) {
-            Channel c = channels.get(channel);
-            if (c == null || c.queue.isEmpty()) {
+        while (true) {
+            Waiter head;
+            boolean tried;
+            synchronized (this) {
+                Channel c = channels.get(channel);
+                if (c == null) {
+                    return null;
+                }
+                tried = !c.queue.isEmpty();
+                if (tried) {
+                    head = c.queue.peekFirst();
+                } else if (!c.deferred.isEmpty()) {
+                    head = c.deferred.remove(0);
+                } else {
+                    return null;
+                }
+            }
+            if (head.reserve()) {
+                return head;
+            }
+            if (tried) {
                 return null;
             }
-            head = c.queue.peekFirst();
+            // A held-back waiter that cannot be reserved is trying on its own (its hold-back ran out) or is done:
+            // the next one may take the lock.
         }
-        return head.reserve() ? head : null;
     }
 
     /**
-     * Fair mode: the lock's channel in this client, or null; read under the notifier's lock. Callers that may run on
-     * the uncontended path first check {@link #listened} without it.
+     * Where waiters queue: the lock's channel in this client, or null; read under the notifier's lock. Callers that
+     * may run on the uncontended path first check {@link #listened} without it.
      */
-    private Channel fairChannel(LockKeys keys) {
+    private Channel queuedChannel(LockKeys keys) {
         return channels.isEmpty() ? null : channels.get(channel(keys, true));
     }
 
-    /** Fair mode: a waiter of this client was granted the lock with this token. */
+    /**
+     * Where waiters queue: a lease of this client was granted the lock with this token (in the default mode, one that
+     * renews: only a renewed lease's end is always heard, by its release or its loss).
+     */
     public void holding(LockKeys keys, String token) {
         if (listened(keys, true) == null) {
             return;
         }
         synchronized (this) {
-            Channel c = fairChannel(keys);
+            Channel c = queuedChannel(keys);
             if (c != null) {
                 c.handover = c.handover.granted(token);
             }
@@ -338,13 +360,14 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
     }
 
     /**
-     * Fair mode: holds back a waiter's first try while a lease of this client holds the lock: that lease's release
-     * registers the waiter ({@link #board}), or if the lease ends otherwise the waiter tries ({@link #ended}).
+     * Where waiters queue: holds back a waiter's first try while a lease of this client holds the lock: that lease
+     * passes the lock on to it ({@link #reserveHead}, the default mode) or its release registers the waiter
+     * ({@link #board}); if the lease ends otherwise, the waiter tries ({@link #ended}).
      *
      * @return whether the try waits
      */
     public synchronized boolean defer(LockKeys keys, Waiter waiter) {
-        Channel c = fairChannel(keys);
+        Channel c = queuedChannel(keys);
         if (c == null || !c.handover.holdsBack()) {
             return false;
         }
@@ -352,16 +375,17 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
         return true;
     }
 
-    /** Fair mode: a waiter held back by {@link #defer} tries on its own after all. */
+    /** A waiter held back by {@link #defer} tries on its own after all, or gave up. */
     public synchronized void undefer(LockKeys keys, Waiter waiter) {
-        Channel c = fairChannel(keys);
+        Channel c = queuedChannel(keys);
         if (c != null) {
             c.deferred.remove(waiter);
         }
     }
 
     /**
-     * Fair mode: the lease of this client with that token is being released; returns the waiters held back for it,
+     * Where waiters queue: the lease of this client with that token is being released; returns the waiters held back
+     * for it,
      * for the release to register, and holds back no more.
      */
     public List<Waiter> board(LockKeys keys, String token) {
@@ -369,7 +393,7 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
             return List.of();
         }
         synchronized (this) {
-            Channel c = fairChannel(keys);
+            Channel c = queuedChannel(keys);
             if (c == null || !c.handover.heldBy(token)) {
                 return List.of();
             }
@@ -393,7 +417,7 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
             return List.of();
         }
         synchronized (this) {
-            Channel c = fairChannel(keys);
+            Channel c = queuedChannel(keys);
             if (c == null || !c.handover.heldBy(token) || c.deferred.isEmpty()) {
                 return List.of();
             }
@@ -404,9 +428,9 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
     }
 
     /**
-     * Fair mode: the lease of this client with that token has ended (its release answered, after any grant it
-     * made). Waiters held back for it wait on for the next holder if the release granted the lock to another lease
-     * of this client, and try now otherwise.
+     * Where waiters queue: the lease of this client with that token has ended (its release answered, after any
+     * grant it made, or it was lost). Waiters held back for it wait on for the next holder if the release granted
+     * the lock to another lease of this client, and try now otherwise.
      */
     public void ended(LockKeys keys, String token) {
         if (listened(keys, true) == null) {
@@ -414,11 +438,11 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
         }
         List<Waiter> ready;
         synchronized (this) {
-            Channel c = fairChannel(keys);
+            Channel c = queuedChannel(keys);
             if (c == null) {
                 return;
             }
-            FairHandover after = c.handover.ended(token);
+            HoldBack after = c.handover.ended(token);
             if (after == c.handover) {
                 return;
             }

@@ -27,21 +27,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Fair mode's local handover in the notifier ({@link FairHandover}: which lease of this client holds the lock and
- * which one's release is on its way), driven by a deterministic scheduler as {@code lock.InterleavingTest} drives a
- * single waiter: the test thread alone delivers the events, in every order of up to three of them, to one fair
- * lock of one client on a real Redis. The waiters' timers are held ({@link HeldTimers}): a held-back waiter's
- * 500 µs and a waiter's wait for its next try run only when the test fires them.
+ * The hold-back in the notifier ({@link HoldBack}: which lease of this client holds the lock and which one's
+ * release is on its way), in fair mode and in the default mode, driven by a deterministic scheduler as
+ * {@code lock.InterleavingTest} drives a single waiter: the test thread alone delivers the events, in every order of
+ * up to three of them, to one lock of one client on a real Redis. The waiters' timers are held
+ * ({@link HeldTimers}): a held-back waiter's bound (fair mode's 500 µs, the default mode's second) and a waiter's
+ * wait for its next try run only when the test fires them.
  *
  * <p>At the start a waiter of this client holds the lock (granted through Redis, so the notifier knows it as the
  * holder) and a second waiter of this client is queued behind it. The events: a new waiter of this client arrives
  * (its first try is held back, {@link Notifier#defer}, while a lease of this client holds the lock or is being
  * released); the holder releases as {@code RedisLease} does (passing the lock on to the next waiter of this client,
- * {@link Notifier#passOn}, or granting through Redis, registering the held-back waiters first, {@link Notifier#board},
+ * {@link Notifier#passOn} in fair mode, {@link Notifier#reserveHead} in the default mode, which may take a held-back
+ * waiter that never sent a request; or granting through Redis, registering the held-back waiters first, {@link Notifier#board},
  * and ending its hold-back when it answers, {@link Notifier#ended}); the held timers fire (a wake-up: a held-back
  * waiter tries on its own); the oldest waiter gives up; the lock is force-released and its holder finds its lease
  * lost; the lock is force-released and its holder learns so only when it releases.
@@ -55,12 +58,13 @@ import org.junit.jupiter.api.Timeout;
  * them. Every order of up to three of the six events is run (258 sequences, each twice).
  */
 @Timeout(300)
-class FairHandoverInterleavingTest {
+class HoldBackInterleavingTest {
     private static final String PREFIX = "fi:";
     private static final long LEASE_MILLIS = 30_000;
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(20);
     private static RedisServer server;
-    private static RedisLockClient client;
+    private static RedisLockClient fairClient;
+    private static RedisLockClient defaultClient;
     private static HeldTimers timers;
 
     enum Event {
@@ -82,14 +86,25 @@ class FairHandoverInterleavingTest {
     static void start() {
         server = RedisServer.start();
         timers = new HeldTimers(Set.of(Acquisition.class));
-        client = (RedisLockClient) LockClient.create(LockConfig.builder().redisUri(server.uri()).keyPrefix(PREFIX)
-                .fair(true).commandTimeout(Duration.ofSeconds(2)).scheduler(timers).build());
+        fairClient = client(true);
+        defaultClient = client(false);
+    }
+
+    private static RedisLockClient client(boolean fair) {
+        return (RedisLockClient) LockClient.create(LockConfig.builder().redisUri(server.uri()).keyPrefix(PREFIX)
+                .fair(fair).commandTimeout(Duration.ofSeconds(2)).scheduler(timers).build());
+    }
+
+    private static RedisLockClient client(String mode) {
+        return mode.equals("fair") ? fairClient : defaultClient;
     }
 
     @AfterAll
     static void stop() {
-        if (client != null) {
-            client.close();
+        for (RedisLockClient client : new RedisLockClient[] {fairClient, defaultClient}) {
+            if (client != null) {
+                client.close();
+            }
         }
         if (timers != null) {
             timers.shutdownNow();
@@ -99,21 +114,25 @@ class FairHandoverInterleavingTest {
         }
     }
 
-    @Test
-    void everyOrderOfUpToThreeEventsKeepsArrivalOrderAndLeavesNothingBehind() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"fair", "default"})
+    void everyOrderOfUpToThreeEventsKeepsArrivalOrderAndLeavesNothingBehind(String mode) throws Exception {
         List<List<Event>> sequences = Orders.upToThree(Event.values());
-        List<String> broken = Orders.broken(sequences, "fi-",
-                (sequence, name, settled) -> run(sequence, name, settled));
+        List<String> broken = Orders.broken(sequences, mode + "-",
+                (sequence, name, settled) -> run(client(mode), sequence, name, settled));
         assertThat(broken).as("sequences run: %d", sequences.size()).isEmpty();
     }
 
-    @Test
-    void aLostLeaseHoldsNoWaiterBack() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"fair", "default"})
+    void aLostLeaseHoldsNoWaiterBack(String mode) throws Exception {
         // The notifier ends a lost lease's hold-back (RedisLease.afterLoss -> Notifier.ended, da91045): the waiter
         // it held back tries at once (here no other waiter is left to be woken by the forced release), and later
         // waiters are not held back for a lease that is gone (here the lease that took the lock over locally).
-        assertThat(run(List.of(Event.ARRIVE, Event.GIVE_UP, Event.LOSE), "fi-lose-held-back", true)).isNull();
-        assertThat(run(List.of(Event.RELEASE, Event.LOSE), "fi-lose-after-handover", true)).isNull();
+        RedisLockClient client = client(mode);
+        assertThat(run(client, List.of(Event.ARRIVE, Event.GIVE_UP, Event.LOSE), mode + "-lose-held-back", true))
+                .isNull();
+        assertThat(run(client, List.of(Event.RELEASE, Event.LOSE), mode + "-lose-after-handover", true)).isNull();
     }
 
     /**
@@ -121,9 +140,10 @@ class FairHandoverInterleavingTest {
      *
      * @param settled whether each event's requests are answered before the next event, or the next event races them
      */
-    private static String run(List<Event> sequence, String name, boolean settled) throws Exception {
+    private static String run(RedisLockClient client, List<Event> sequence, String name, boolean settled)
+            throws Exception {
         RedisLock lock = (RedisLock) client.lock(name);
-        Scene scene = new Scene(lock);
+        Scene scene = new Scene(client, lock);
         String problem = scene.setUp();
         if (problem != null) {
             return problem;
@@ -145,6 +165,7 @@ class FairHandoverInterleavingTest {
 
     /** One lock, its waiters in the order they arrived, and the leases they got. */
     private static final class Scene {
+        private final RedisLockClient client;
         private final RedisLock lock;
         private final LockContext context;
         private final String key;
@@ -156,7 +177,8 @@ class FairHandoverInterleavingTest {
         /** The leases the test released (or found lost). */
         private final Set<LeaseBase> done = new HashSet<>();
 
-        Scene(RedisLock lock) {
+        Scene(RedisLockClient client, RedisLock lock) {
+            this.client = client;
             this.lock = lock;
             this.context = lock.context();
             this.key = PREFIX + "{" + lock.name() + "}";

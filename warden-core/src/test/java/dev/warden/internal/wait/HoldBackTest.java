@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.junit.jupiter.api.Test;
 
 /** Fair mode's local handover, as a value: every move the notifier makes. */
-class FairHandoverTest {
+class HoldBackTest {
 
     @Test
     void nothingHoldsBackUntilALocalWaiterIsGranted() {
-        assertThat(FairHandover.NONE.holdsBack()).isFalse();
-        FairHandover held = FairHandover.NONE.granted("a");
+        assertThat(HoldBack.NONE.holdsBack()).isFalse();
+        HoldBack held = HoldBack.NONE.granted("a");
         assertThat(held.holdsBack()).isTrue();
         assertThat(held.heldBy("a")).isTrue();
         assertThat(held.heldBy("b")).isFalse();
@@ -19,35 +19,35 @@ class FairHandoverTest {
 
     @Test
     void aReleaseOnItsWayStillHoldsBackUntilItAnswers() {
-        FairHandover releasing = FairHandover.NONE.granted("a").releasing("a");
+        HoldBack releasing = HoldBack.NONE.granted("a").releasing("a");
         assertThat(releasing.holder()).isNull();
         assertThat(releasing.releasing()).isEqualTo("a");
         assertThat(releasing.holdsBack()).isTrue();
-        assertThat(releasing.ended("a")).isEqualTo(FairHandover.NONE);
+        assertThat(releasing.ended("a")).isEqualTo(HoldBack.NONE);
     }
 
     @Test
     void aNewHolderGrantedWhileTheOldReleaseIsOnItsWayKeepsBoth() {
-        FairHandover both = FairHandover.NONE.granted("a").releasing("a").granted("b");
-        assertThat(both).isEqualTo(new FairHandover("b", "a"));
+        HoldBack both = HoldBack.NONE.granted("a").releasing("a").granted("b");
+        assertThat(both).isEqualTo(new HoldBack("b", "a"));
         // The old release answers: the new holder still holds back later waiters.
-        FairHandover after = both.ended("a");
-        assertThat(after).isEqualTo(new FairHandover("b", null));
+        HoldBack after = both.ended("a");
+        assertThat(after).isEqualTo(new HoldBack("b", null));
         assertThat(after.holdsBack()).isTrue();
         // The new holder's lease ends without a release (lost, say): nothing holds back.
-        assertThat(after.ended("b")).isEqualTo(FairHandover.NONE);
+        assertThat(after.ended("b")).isEqualTo(HoldBack.NONE);
     }
 
     @Test
     void theEndOfAnotherLeaseChangesNothing() {
-        FairHandover held = FairHandover.NONE.granted("a");
+        HoldBack held = HoldBack.NONE.granted("a");
         assertThat(held.ended("x")).isSameAs(held);
-        assertThat(FairHandover.NONE.ended("x")).isSameAs(FairHandover.NONE);
+        assertThat(HoldBack.NONE.ended("x")).isSameAs(HoldBack.NONE);
     }
 
     @Test
     void onlyTheHolderCanBeginItsRelease() {
-        FairHandover held = FairHandover.NONE.granted("a");
+        HoldBack held = HoldBack.NONE.granted("a");
         assertThatThrownBy(() -> held.releasing("b")).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("b releases, but a holds");
     }
