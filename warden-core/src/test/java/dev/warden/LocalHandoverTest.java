@@ -2,10 +2,13 @@ package dev.warden;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.warden.internal.base.HeldTimers;
+import dev.warden.internal.wait.Notifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -105,8 +108,8 @@ class LocalHandoverTest extends RedisTestSupport {
     }
 
     /**
-     * A lock of a new client, held by a lease that took it over locally, and the client's waiting latch, counted
-     * down for that lease's wait already.
+     * A lock of a new client, held by a lease that Redis granted it ({@link #heldHere(LockClient, String)}), and the
+     * client's waiting latch, counted down for that lease's wait already.
      */
     private record HeldHere(String name, WaitingLatch latch, LockClient client, Lease holder) {
     }
@@ -121,15 +124,16 @@ class LocalHandoverTest extends RedisTestSupport {
     }
 
     /**
-     * A holder that took the lock over locally from a tryAcquire's lease, with one waiter registered before: the
-     * client knows it holds the lock, so its next waiters hold back (Notifier.defer).
+     * A holder that a release of another client granted the lock to through Redis: the client knows it holds the
+     * lock, so its next waiters hold back (Notifier.defer), and it has made no local handover yet, so that its
+     * release may hand over however long the test took so far (a run of them is bounded to 100 ms).
      */
     private Lease heldHere(LockClient client, String name) throws Exception {
         // Every script this test counts is known to the server already (a first call is sent twice).
         try (Lease warm = client.lock(uniqueName()).tryAcquire().orElseThrow()) {
             warm.fencingToken();
         }
-        Lease first = client.lock(name).tryAcquire().orElseThrow();
+        Lease first = client().lock(name).tryAcquire().orElseThrow();
         CompletableFuture<Lease> second = client.lock(name).acquireAsync(Duration.ofSeconds(20));
         awaitQueuedInOneClient(name, 1);
         assertThat(first.release()).isTrue();
@@ -227,6 +231,35 @@ class LocalHandoverTest extends RedisTestSupport {
         assertThat(second.release()).isTrue();
         assertThat(eventually(Duration.ofSeconds(5), () -> queueGone(name))).isTrue();
         assertThat(client.lock(name).isLocked()).isFalse();
+    }
+
+    @Test
+    void aWaiterHeldBackWhenTheLocksChannelLingersOutIsStillHandedTheLock() throws Exception {
+        // The hold-back lives in the lock's channel in the notifier, which expires 2 s after its last waiter that
+        // tried left. Here the channel's linger (a timer of the notifier, held) runs while a waiter is held back:
+        // the channel must stay, so that the holder's release still finds the waiter.
+        HeldTimers timers = new HeldTimers(Set.of(Notifier.class));
+        try {
+            String name = uniqueName();
+            WaitingLatch latch = new WaitingLatch(name);
+            LockClient client = client(b -> b.listener(latch).scheduler(timers));
+            Lease holder = heldHere(client, name);
+            latch.await();
+            String key = "test:{" + name + "}";
+            Object value = server.call("GET", key);
+            CompletableFuture<Lease> next = client.lock(name).acquireAsync(Duration.ofSeconds(20));
+            latch.await();
+            assertThat(queued(name)).isZero();
+            assertThat(timers.fire()).as("the channel's linger ran").isPositive();
+            assertThat(holder.release()).isTrue();
+            Lease handed = next.get(10, TimeUnit.SECONDS);
+            // Handed over locally (the key keeps the holder's token), not taken after the hold-back's 1 s bound.
+            assertThat(server.call("GET", key)).isEqualTo(value);
+            assertThat(handed.release()).isTrue();
+            assertThat(eventually(Duration.ofSeconds(5), () -> queueGone(name))).isTrue();
+        } finally {
+            timers.shutdownNow();
+        }
     }
 
     @Test

@@ -315,9 +315,13 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
             if (queued && waits && !forever && (phase == Phase.IDLE && standing != Standing.NEW
                     || phase == Phase.HELD_BACK) && context.ticker().read() - deadline >= 0) {
                 // The wait is over: leave the queue with one request (a grant that reached this waiter meanwhile
-                // is passed on), with no last try; held back, it never registered, so it just leaves.
+                // is passed on), with no last try; held back, it never registered, so it just leaves, at once:
+                // a release that boards it or a holder that reserves it from now on finds it gone.
                 expired = true;
                 undefer = phase == Phase.HELD_BACK;
+                if (undefer) {
+                    stand(Standing.LEFT);
+                }
             } else if (phase == Phase.IDLE && queued && waits && standing == Standing.NEW
                     && context.notifier().defer(lock.keys(), this)) {
                 move(Phase.HELD_BACK);
@@ -588,7 +592,7 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
             // not queue, and nobody asks them). A waiter held back for the holder has not tried; it is not in the
             // notifier's list of held-back waiters any more (Notifier.reserveHead).
             boolean idle = phase == Phase.IDLE && standing == Standing.JOINED;
-            boolean heldBack = phase == Phase.HELD_BACK && !fair;
+            boolean heldBack = phase == Phase.HELD_BACK && standing == Standing.NEW && !fair;
             if (result.isDone() || !(idle || heldBack) || lock.replicas().required()) {
                 return false;
             }
@@ -637,19 +641,20 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         }
         RedisLease lease = new RedisLease(lock, context, token, fence, leaseMillis, renewing, sentAt, acks,
                 grantedMillis, upcoming);
-        holdsBackFor(lease);
+        holdsBackFor(token);
         context.watchdog().register(lease);
         deliver(lease);
     }
 
     /**
-     * Tells the notifier that this client holds the lock with {@code lease}, so that new waiters of this client hold
-     * back their first try for it ({@link Notifier#defer}). The default mode does so only for a renewed lease,
-     * whose end is always heard (its release, or its loss).
+     * Tells the notifier that this client holds the lock with a lease of {@code leaseToken}, so that new waiters of
+     * this client hold back their first try for it ({@link Notifier#defer}). Called before the lease is handed to the
+     * watchdog, whose finding it lost ends the hold-back. The default mode does so only for a renewed lease, whose
+     * end is always heard (its release, or its loss).
      */
-    private void holdsBackFor(RedisLease lease) {
+    private void holdsBackFor(String leaseToken) {
         if (queued && waits && (fair || renewing)) {
-            context.notifier().holding(lock.keys(), lease.token());
+            context.notifier().holding(lock.keys(), leaseToken);
         }
     }
 
@@ -680,8 +685,9 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
             move(Phase.GRANTED);
         }
         // The holder's release removes this waiter's registration, in the request that settles it.
+        // Recorded before the lease exists: a loss found by its first renewal then ends a hold-back already known.
+        holdsBackFor(from.token);
         RedisLease lease = from.successor(now, upcoming);
-        holdsBackFor(lease);
         before.run();
         deliver(lease);
         return lease;

@@ -245,10 +245,17 @@ public final class Notifier extends RedisPubSubAdapter<String, String> implement
         return c == null ? 0 : c.queue.size();
     }
 
-    /** Unsubscribes a channel that has had no local waiter for the whole linger. */
+    /**
+     * Unsubscribes a channel that has had no local waiter for the whole linger, unless a lease of this client holds
+     * the lock or waiters are held back for one: that state lives in the channel, so it lingers on.
+     */
     private void expire(String name, Channel c) {
         synchronized (this) {
             if (channels.get(name) != c || !c.queue.isEmpty() || closed) {
+                return;
+            }
+            if (!c.deferred.isEmpty() || c.handover.holdsBack()) {
+                c.linger = scheduler.schedule(() -> expire(name, c), LINGER_MILLIS, TimeUnit.MILLISECONDS);
                 return;
             }
             channels.remove(name);

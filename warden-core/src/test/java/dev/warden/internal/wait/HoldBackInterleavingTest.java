@@ -39,8 +39,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * ({@link HeldTimers}): a held-back waiter's bound (fair mode's 500 µs, the default mode's second) and a waiter's
  * wait for its next try run only when the test fires them.
  *
- * <p>At the start a waiter of this client holds the lock (granted through Redis, so the notifier knows it as the
- * holder) and a second waiter of this client is queued behind it. The events: a new waiter of this client arrives
+ * <p>At the start a waiter of this client holds the lock (granted through Redis in fair mode, taken over locally
+ * in the default mode; either way the notifier knows it as the holder) and a second waiter of this client is queued
+ * behind it. In the default mode a later release goes through Redis only once a run of local handovers has lasted
+ * 100 ms, so the sequences mostly exercise the local handover there; {@code LocalHandoverTest} covers the release
+ * through Redis that registers held-back waiters. The events: a new waiter of this client arrives
  * (its first try is held back, {@link Notifier#defer}, while a lease of this client holds the lock or is being
  * released); the holder releases as {@code RedisLease} does (passing the lock on to the next waiter of this client,
  * {@link Notifier#passOn} in fair mode, {@link Notifier#reserveHead} in the default mode, which may take a held-back
@@ -184,7 +187,10 @@ class HoldBackInterleavingTest {
             this.key = PREFIX + "{" + lock.name() + "}";
         }
 
-        /** A holder that the notifier does not know, two waiters queued behind it; its release grants the first. */
+        /**
+         * A holder that the notifier does not know, two waiters queued behind it; its release grants the first
+         * (fair mode) or hands it the lock (the default mode).
+         */
         String setUp() throws Exception {
             Optional<Lease> first = lock.start(0, LEASE_MILLIS, true, Events.AcquireWatch.NONE)
                     .get(5, TimeUnit.SECONDS);
