@@ -3,8 +3,9 @@
  * Use the package {@code dev.warden}.
  *
  * <p>Waiting without polling: the pub/sub side that wakes this client's waiters and passes grants to them
- * ({@code Notifier}, with fair mode's handover), the batched tries of quiet waiters ({@code QuietRefresh}), and a
- * connected deployment as the locks use it: its server, scripts and notifier ({@code Deployment}).
+ * ({@code Notifier}, with the hold-back of waiters for a holder of their own client, {@code HoldBack}), the batched
+ * tries of quiet waiters ({@code QuietRefresh}), and a connected deployment as the locks use it: its server, scripts
+ * and notifier ({@code Deployment}).
  *
  * <p>Layers, lowest first; a package depends only on those below it (checked by {@code LayersTest}; the picture is
  * in {@code docs/design.md}, "Layout"): {@code base}, {@code wire}, {@code script}, {@code wait}, {@code inspect},
