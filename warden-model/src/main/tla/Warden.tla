@@ -29,10 +29,10 @@ CONSTANTS
     GiveUps,           \* whether a waiter may give up
     Writes,            \* whether holders ask for fences and write to the fenced resource
     Mutation           \* "none", "noTokenCheck", "noHalfLease", "noClockMinimum", "noDrift", "noPrune", "noListenCheck",
-                       \* "lateReply", "noWakeOnLoss"
+                       \* "lateReply"
 
 ASSUME Mutation \in {"none", "noTokenCheck", "noHalfLease", "noClockMinimum", "noDrift", "noPrune", "noListenCheck",
-                     "lateReply", "noWakeOnLoss"}
+                     "lateReply"}
 ASSUME Grant <= Lease /\ Drift < Grant /\ MaxLag <= Drift
 
 Threads == 1..NThreads
@@ -76,16 +76,15 @@ NoCheck == [on |-> FALSE, holder |-> NoTok, waiter |-> NoTok, succ |-> 0]
 NoWrite == [on |-> FALSE, f |-> 0, e |-> 0]
 
 (* A thread's state. pc: "idle" (between acquisitions), "trying" (a try's reply in flight), "waiting" (queued,   *)
-(* no try in flight), "heldback" (the default mode: its first try held back for the hold of its own client     *)
-(* with token hb, Notifier.defer), "holding" (a lease in state HELD; believed valid only while left > 0),        *)
-(* "releasing" (a local handover's check in flight), "done". acq: acquisitions begun; the current one's token is <<t, acq>>.    *)
+(* no try in flight), "holding" (a lease in state HELD; believed valid only while left > 0), "releasing" (a     *)
+(* local handover's check in flight), "done". acq: acquisitions begun; the current one's token is <<t, acq>>.    *)
 (* tok: the lease's token (a successor keeps its predecessor's). left: ticks to the local deadline. fence:      *)
 (* the lease's fence (0: not issued yet); predFence: RedisLease.predecessorFence. up: fair mode's upcoming.     *)
 (* hc: local handovers in a row. ep: the hold's number. age: ticks since the acquisition's last try was         *)
 (* sent (its arm). rp: the try's reply in flight; rn: the renewal's; ck: a handover's check; pw: a write on     *)
 (* its way.                                                                                                     *)
 Idle(acq) == [pc |-> IF acq < MaxAcq THEN "idle" ELSE "done", acq |-> acq, tok |-> NoTok, left |-> 0,
-              fence |-> 0, predFence |-> 0, up |-> <<>>, hc |-> 0, ep |-> 0, age |-> 0, hb |-> NoTok,
+              fence |-> 0, predFence |-> 0, up |-> <<>>, hc |-> 0, ep |-> 0, age |-> 0,
               rp |-> NoReply, rn |-> NoRenew, ck |-> NoCheck, pw |-> NoWrite]
 
 Own(t) == <<t, th[t].acq>>
@@ -198,7 +197,7 @@ Up(t) == alive[ClientOf(t)]
 \* A thread's state once it holds: by Redis (own token) or by a local handover (the predecessor's token).
 Holding(s, tk, left, f, pf, up, hc, e) ==
     [s EXCEPT !.pc = "holding", !.tok = tk, !.left = left, !.fence = f, !.predFence = pf, !.up = up, !.hc = hc,
-              !.ep = e, !.age = 0, !.rn = NoRenew, !.hb = NoTok]
+              !.ep = e, !.age = 0, !.rn = NoRenew]
 
 \* The lease ends (released or lost); a write on its way stays on its way.
 Ended(s) == [Idle(s.acq) EXCEPT !.pw = s.pw, !.rp = s.rp]
@@ -228,23 +227,6 @@ After(a, th1) ==
 
 SetAfter(x) == SetRS(x.rs) /\ th' = x.th /\ pass' = x.pass
 
-\* A release of the default mode registers the waiters of its client held back for its hold (RedisLock.releaseQueued,
-\* queue.lua board), as their first tries would, dated from the release's sending.
-RECURSIVE BoardAll(_, _)
-BoardAll(r, riders) == IF riders = {} THEN r
-                       ELSE LET u == CHOOSE u \in riders : TRUE
-                            IN BoardAll(Register(r, <<u, th[u].acq>>, FALSE), riders \ {u})
-
-\* The default mode's hold-back (Acquisition, Notifier.defer): a new waiter whose client holds the lock (with a
-\* renewed lease, as every lease here) sends no try while that hold lasts. Its client may not have waited for the
-\* lock lately (no channel, no hold-back), so Start may also try at once.
-HoldersHere(t) == IF Fair THEN {}
-                  ELSE {u \in Threads : u # t /\ ClientOf(u) = ClientOf(t) /\ th[u].pc = "holding"}
-
-\* The hold a held-back waiter waits for has ended: no lease of its client holds with that token any more (it was
-\* lost; a release through Redis registers the waiter instead, a local handover keeps the token).
-HoldEnded(t) == ~\E u \in Threads : ClientOf(u) = ClientOf(t) /\ th[u].pc = "holding" /\ th[u].tok = th[t].hb
-
 \* An acquisition begins: the default mode's first try may be the plain SET NX; fair mode's is always a script.
 Start(t) ==
     /\ th[t].pc = "idle" /\ th[t].rp.kind = "none" /\ Up(t) /\ NoCheckOf(ClientOf(t))
@@ -261,29 +243,7 @@ Start(t) ==
                 /\ th' = [th EXCEPT ![t] = [s EXCEPT !.pc = "trying", !.acq = s.acq + 1, !.age = 0,
                             !.rp = [kind |-> "try", ok |-> a.ok, left |-> Max(0, a.left - Margin), fence |-> a.fence, ep |-> a.ep]]]
                 /\ outOfOrder' = (outOfOrder \/ (a.ok /\ kowner # tk /\ Jumps(RS, tk)))
-          \/ \E u \in HoldersHere(t) :
-                /\ th' = [th EXCEPT ![t] = [s EXCEPT !.pc = "heldback", !.acq = s.acq + 1, !.age = 0, !.hb = th[u].tok]]
-                /\ UNCHANGED <<kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, msgs, epochs, outOfOrder>>
     /\ UNCHANGED <<pass, alive, lag, lastFence, lastEpoch, restarts, crashes, staleWrite, handoverLost>>
-
-\* A held-back waiter tries on its own: its hold-back's bound ran out (any time: a timer), or the end of the hold
-\* woke it (Notifier.ended, from RedisLease.afterLoss; see Fairness). Its channel exists: a script try, not SET NX.
-Unhold(t) ==
-    LET s == th[t] IN
-    /\ s.pc = "heldback" /\ Up(t) /\ NoCheckOf(ClientOf(t))
-    /\ LET a == AcquireQueued(RS, Own(t), "first")
-       IN /\ SetRS(a.rs)
-          /\ th' = [th EXCEPT ![t] = [s EXCEPT !.pc = "trying", !.age = 0, !.hb = NoTok,
-                      !.rp = [kind |-> "try", ok |-> a.ok, left |-> Max(0, a.left - Margin), fence |-> a.fence, ep |-> a.ep]]]
-          /\ outOfOrder' = (outOfOrder \/ (a.ok /\ kowner # Own(t) /\ Jumps(RS, Own(t))))
-    /\ UNCHANGED <<pass, alive, lag, lastFence, lastEpoch, restarts, crashes, staleWrite, handoverLost>>
-
-\* A held-back waiter gives up: it never registered, so it leaves without a request.
-GiveUpHeldBack(t) ==
-    /\ GiveUps /\ th[t].pc = "heldback" /\ Up(t)
-    /\ th' = [th EXCEPT ![t] = Ended(th[t])]
-    /\ UNCHANGED <<pass, kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, msgs, alive, lag, lastFence, lastEpoch,
-                   epochs, restarts, crashes, staleWrite, handoverLost, outOfOrder>>
 
 \* A try's reply arrives: the lease (dated from the try's sending), a wait, or after a failed SET NX the first
 \* script try. A reply to an acquisition that a grant already settled is dropped.
@@ -388,8 +348,7 @@ Takers(t) ==
     LET s == th[t] IN
     IF ~HalfLeft(s) THEN {}
     ELSE {w \in Threads : /\ w # t /\ ClientOf(w) = ClientOf(t)
-                          /\ \/ th[w].pc = "waiting" /\ th[w].rp.kind = "none"
-                             \/ th[w].pc = "heldback" /\ th[w].hb = s.tok   \* default mode: no request of its own
+                          /\ th[w].pc = "waiting" /\ th[w].rp.kind = "none"
                           /\ IF Fair THEN s.up # <<>> /\ Head(s.up) = Own(w)
                              ELSE s.hc < MaxLocalHandovers}
 
@@ -411,15 +370,9 @@ Release(t) ==
              /\ kep' = NextEpoch   \* ghost: the key's hold now is the successor's
              /\ UNCHANGED <<kstate, kfence, kowner, kttl, queue, reg, quiet, now, msgs, pass>>
        ELSE
-          /\ LET riders == {u \in Threads : ClientOf(u) = ClientOf(t) /\ th[u].pc = "heldback" /\ th[u].hb = s.tok}
-                 owns   == RS.ks = "held" /\ (RS.ko = s.tok \/ Mutation = "noTokenCheck")
-                 \* Riders register in the script, once it found the token holding, behind everyone queued.
-                 a      == ReleaseQueued(IF owns THEN BoardAll(RS, riders) ELSE RS, s.tok, ClientOf(t))
-                 th1    == [u \in Threads |-> IF u = t THEN Ended(s)
-                                              ELSE IF owns /\ u \in riders
-                                              THEN [th[u] EXCEPT !.pc = "waiting", !.hb = NoTok, !.age = 0]
-                                              ELSE th[u]]
-             IN SetAfter(After(a, th1))
+          /\ LET a == ReleaseQueued(RS, s.tok, ClientOf(t))
+                 x == After(a, [th EXCEPT ![t] = Ended(s)])
+             IN SetAfter(x)
           /\ UNCHANGED outOfOrder
     /\ UNCHANGED <<alive, lag, lastFence, lastEpoch, restarts, crashes, staleWrite, handoverLost>>
 
@@ -531,7 +484,7 @@ Init ==
 
 ThreadStep(t) ==
     \/ Start(t) \/ DeliverTry(t) \/ Rearm(t) \/ GiveUp(t) \/ SendRenew(t) \/ DeliverRenew(t) \/ RunOut(t)
-    \/ Release(t) \/ Check(t) \/ GetFence(t) \/ SendWrite(t) \/ Write(t) \/ Unhold(t) \/ GiveUpHeldBack(t)
+    \/ Release(t) \/ Check(t) \/ GetFence(t) \/ SendWrite(t) \/ Write(t)
 
 Next ==
     \/ \E t \in Threads : ThreadStep(t)
@@ -548,10 +501,6 @@ Fairness ==
     /\ \A t \in Threads : /\ WF_vars(Start(t)) /\ WF_vars(DeliverTry(t)) /\ WF_vars(Rearm(t))
                           /\ WF_vars(Release(t)) /\ WF_vars(Check(t)) /\ WF_vars(RunOut(t))
                           /\ WF_vars(DeliverRenew(t))
-                          \* The end of the hold wakes its held-back waiters; the mutant noWakeOnLoss leaves them to
-                          \* their bound's timer, which need never fire first (RedisLease.afterLoss without
-                          \* Notifier.ended in the default mode).
-                          /\ IF Mutation = "noWakeOnLoss" THEN TRUE ELSE WF_vars(HoldEnded(t) /\ Unhold(t))
     /\ WF_vars(\E m \in msgs : DeliverGrant(m))
     /\ WF_vars(\E tk \in pass : PassOn(tk))
 
@@ -581,12 +530,12 @@ HandoverFindsKey == ~handoverLost
 \* 4. Fair mode: no hold begins while a live registration is queued ahead of it.
 FairOrder == Fair => ~outOfOrder
 
-\* 3. A queued or held-back waiter of a live client is eventually granted the lock.
+\* 3. A queued waiter of a live client is eventually granted the lock.
 WaiterGetsLock == \A t \in Threads :
-    (th[t].pc \in {"waiting", "heldback"}) ~> (th[t].pc = "holding" \/ ~Up(t))
+    (th[t].pc = "waiting") ~> (th[t].pc = "holding" \/ ~Up(t))
 
 TypeOK ==
     /\ kstate \in {"none", "free", "held"} /\ kttl \in 0..Lease
     /\ \A k \in Tokens : reg[k] \in 0..RegLife /\ quiet[k] \in BOOLEAN
-    /\ \A t \in Threads : th[t].pc \in {"idle", "trying", "waiting", "heldback", "holding", "releasing", "done"}
+    /\ \A t \in Threads : th[t].pc \in {"idle", "trying", "waiting", "holding", "releasing", "done"}
 =============================================================================

@@ -90,20 +90,6 @@ class ModelCheckTest {
         assertClean("Liveness");
     }
 
-    // Tagged "full": a liveness run, about 2 minutes of TLC (994 states; the temporal check runs once a minute).
-    @Tag("full")
-    @Test
-    void aWaiterHeldBackForAHoldOfItsOwnClientIsEventuallyGranted() throws Exception {
-        assertClean("LivenessHoldBack");
-    }
-
-    // Tagged "full": a liveness mutant, about 1 minute of TLC; in `mvn -B verify -Pfull` and CI.
-    @Tag("full")
-    @Test
-    void aHoldBackThatTheLossOfItsHoldDoesNotEndStarvesTheWaiter() throws Exception {
-        assertViolated("MutantNoWakeOnLoss", "Temporal properties were violated");
-    }
-
     @Test
     void aReleaseWithoutTheTokenCheckBreaksMutualExclusion() throws Exception {
         assertViolated("MutantNoTokenCheck", "Invariant MutualExclusion is violated");
