@@ -8,8 +8,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,7 +26,7 @@ final class Admin implements AutoCloseable {
 
     /** Something to do once the administrator holds the lock (or gave up on it). */
     interface Then {
-        void run() throws IOException;
+        void run() throws IOException, InterruptedException;
     }
 
     private final LockClient client;
@@ -83,14 +86,69 @@ final class Admin implements AutoCloseable {
             then.run();
             return;
         }
-        LocksUnderTest.Held held = WardenLocks.held(got.get());
+        hold(op, name, got.get(), t0, t1, () -> {
+            then.run();
+            TimeUnit.MILLISECONDS.sleep(HOLD.toMillis());
+        });
+    }
+
+    /**
+     * Takes every permit of each semaphore named at once, one thread a permit, each waiting up to {@code wait}; a
+     * semaphore's permits taken are released together once each of its threads has its answer. A semaphore whose
+     * permits free again shows it only when all are held at once, which the workers alone may not want in time.
+     */
+    void fill(List<String> semaphores, Duration wait) throws InterruptedException {
+        List<Thread> threads = new ArrayList<>();
+        for (String name : semaphores) {
+            int permits = Integer.parseInt(FamilyLocks.role(name).substring(1));
+            int probe = seq++;
+            CountDownLatch answered = new CountDownLatch(permits);
+            for (int p = 0; p < permits; p++) {
+                String op = "admin." + (threads.size() + 1) + ":" + probe;
+                Thread thread = new Thread(() -> fillOne(op, name, wait, answered), "admin-fill-" + op);
+                thread.start();
+                threads.add(thread);
+            }
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
+    }
+
+    private void fillOne(String op, String name, Duration wait, CountDownLatch answered) {
+        try {
+            long t0 = System.nanoTime();
+            Optional<Lease> got;
+            long t1;
+            try {
+                got = FamilyLocks.tryAcquire(client, name, wait);
+            } finally {
+                // Before the others may release: the last permit's grant is an instant all are held.
+                t1 = System.nanoTime();
+                answered.countDown();
+            }
+            if (got.isEmpty()) {
+                history.printf("TIMEOUT %s %s %d %d%n", op, name, t0, t1);
+                return;
+            }
+            hold(op, name, got.get(), t0, t1, answered::await);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException | dev.warden.LockException e) {
+            System.out.println("admin: filling " + name + " failed: " + e);
+        }
+    }
+
+    /** Writes through a lease taken at {@code t1}, runs {@code whileHeld}, writes again, releases: an ACQ line. */
+    private void hold(String op, String name, Lease lease, long t0, long t1, Then whileHeld)
+            throws IOException, InterruptedException {
+        LocksUnderTest.Held held = WardenLocks.held(lease);
         long validAtAcquire = held.validUntil();
         long fence = held.fence();
         long w1 = System.nanoTime();
         boolean first = store.write(name, fence, op + "a");
         long w1e = System.nanoTime();
-        then.run();
-        TimeUnit.MILLISECONDS.sleep(HOLD.toMillis());
+        whileHeld.run();
         long w2 = System.nanoTime();
         boolean second = store.write(name, fence, op + "b");
         long w2e = System.nanoTime();
