@@ -28,11 +28,12 @@ CONSTANTS
     MaxLocalHandovers, \* RedisLease.MAX_LOCAL_HANDOVERS
     GiveUps,           \* whether a waiter may give up
     Writes,            \* whether holders ask for fences and write to the fenced resource
+    HoldBack,          \* the default mode: whether a waiter holds back for a hold of its own client
     Mutation           \* "none", "noTokenCheck", "noHalfLease", "noClockMinimum", "noDrift", "noPrune", "noListenCheck",
-                       \* "lateReply"
+                       \* "lateReply", "noWakeOnLoss"
 
 ASSUME Mutation \in {"none", "noTokenCheck", "noHalfLease", "noClockMinimum", "noDrift", "noPrune", "noListenCheck",
-                     "lateReply"}
+                     "lateReply", "noWakeOnLoss"}
 ASSUME Grant <= Lease /\ Drift < Grant /\ MaxLag <= Drift
 
 Threads == 1..NThreads
@@ -76,15 +77,16 @@ NoCheck == [on |-> FALSE, holder |-> NoTok, waiter |-> NoTok, succ |-> 0]
 NoWrite == [on |-> FALSE, f |-> 0, e |-> 0]
 
 (* A thread's state. pc: "idle" (between acquisitions), "trying" (a try's reply in flight), "waiting" (queued,   *)
-(* no try in flight), "holding" (a lease in state HELD; believed valid only while left > 0), "releasing" (a     *)
-(* local handover's check in flight), "done". acq: acquisitions begun; the current one's token is <<t, acq>>.    *)
+(* no try in flight), "heldback" (the default mode: its first try held back for the hold of its own client     *)
+(* with token hb, Notifier.defer), "holding" (a lease in state HELD; believed valid only while left > 0),        *)
+(* "releasing" (a local handover's check in flight), "done". acq: acquisitions begun; the current one's token is <<t, acq>>.    *)
 (* tok: the lease's token (a successor keeps its predecessor's). left: ticks to the local deadline. fence:      *)
 (* the lease's fence (0: not issued yet); predFence: RedisLease.predecessorFence. up: fair mode's upcoming.     *)
 (* hc: local handovers in a row. ep: the hold's number. age: ticks since the acquisition's last try was         *)
 (* sent (its arm). rp: the try's reply in flight; rn: the renewal's; ck: a handover's check; pw: a write on     *)
 (* its way.                                                                                                     *)
 Idle(acq) == [pc |-> IF acq < MaxAcq THEN "idle" ELSE "done", acq |-> acq, tok |-> NoTok, left |-> 0,
-              fence |-> 0, predFence |-> 0, up |-> <<>>, hc |-> 0, ep |-> 0, age |-> 0,
+              fence |-> 0, predFence |-> 0, up |-> <<>>, hc |-> 0, ep |-> 0, age |-> 0, hb |-> NoTok,
               rp |-> NoReply, rn |-> NoRenew, ck |-> NoCheck, pw |-> NoWrite]
 
 Own(t) == <<t, th[t].acq>>
@@ -197,7 +199,7 @@ Up(t) == alive[ClientOf(t)]
 \* A thread's state once it holds: by Redis (own token) or by a local handover (the predecessor's token).
 Holding(s, tk, left, f, pf, up, hc, e) ==
     [s EXCEPT !.pc = "holding", !.tok = tk, !.left = left, !.fence = f, !.predFence = pf, !.up = up, !.hc = hc,
-              !.ep = e, !.age = 0, !.rn = NoRenew]
+              !.ep = e, !.age = 0, !.rn = NoRenew, !.hb = NoTok]
 
 \* The lease ends (released or lost); a write on its way stays on its way.
 Ended(s) == [Idle(s.acq) EXCEPT !.pw = s.pw, !.rp = s.rp]
@@ -227,6 +229,28 @@ After(a, th1) ==
 
 SetAfter(x) == SetRS(x.rs) /\ th' = x.th /\ pass' = x.pass
 
+\* A release of the default mode registers the waiters of its client held back for its hold (RedisLock.releaseQueued,
+\* queue.lua board), as their first tries would, dated from the release's sending.
+RECURSIVE BoardAll(_, _)
+BoardAll(r, riders) == IF riders = {} THEN r
+                       ELSE LET u == CHOOSE u \in riders : TRUE
+                            IN BoardAll(Register(r, <<u, th[u].acq>>, FALSE), riders \ {u})
+
+\* The default mode's hold-back (Acquisition, Notifier.defer): a new waiter whose client holds the lock (with a
+\* renewed lease, as every lease here) sends no try while that hold lasts. Its client may not have waited for the
+\* lock lately (no channel, no hold-back), so Start may also try at once.
+HoldersHere(t) == IF Fair \/ ~HoldBack THEN {}
+                  ELSE {u \in Threads : u # t /\ ClientOf(u) = ClientOf(t) /\ th[u].pc = "holding"}
+
+\* The waiters of t's client held back for its hold, which its release through Redis registers (none where the
+\* run has no hold-back).
+Riders(t) == IF ~HoldBack THEN {}
+             ELSE {u \in Threads : ClientOf(u) = ClientOf(t) /\ th[u].pc = "heldback" /\ th[u].hb = th[t].tok}
+
+\* The hold a held-back waiter waits for has ended: no lease of its client holds with that token any more (it was
+\* lost; a release through Redis registers the waiter instead, a local handover keeps the token).
+HoldEnded(t) == ~\E u \in Threads : ClientOf(u) = ClientOf(t) /\ th[u].pc = "holding" /\ th[u].tok = th[t].hb
+
 \* An acquisition begins: the default mode's first try may be the plain SET NX; fair mode's is always a script.
 Start(t) ==
     /\ th[t].pc = "idle" /\ th[t].rp.kind = "none" /\ Up(t) /\ NoCheckOf(ClientOf(t))
@@ -243,7 +267,29 @@ Start(t) ==
                 /\ th' = [th EXCEPT ![t] = [s EXCEPT !.pc = "trying", !.acq = s.acq + 1, !.age = 0,
                             !.rp = [kind |-> "try", ok |-> a.ok, left |-> Max(0, a.left - Margin), fence |-> a.fence, ep |-> a.ep]]]
                 /\ outOfOrder' = (outOfOrder \/ (a.ok /\ kowner # tk /\ Jumps(RS, tk)))
+          \/ \E u \in HoldersHere(t) :
+                /\ th' = [th EXCEPT ![t] = [s EXCEPT !.pc = "heldback", !.acq = s.acq + 1, !.age = 0, !.hb = th[u].tok]]
+                /\ UNCHANGED <<kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, msgs, epochs, outOfOrder>>
     /\ UNCHANGED <<pass, alive, lag, lastFence, lastEpoch, restarts, crashes, staleWrite, handoverLost>>
+
+\* A held-back waiter tries on its own: its hold-back's bound ran out (any time: a timer), or the end of the hold
+\* woke it (Notifier.ended, from RedisLease.afterLoss; see Fairness). Its channel exists: a script try, not SET NX.
+Unhold(t) ==
+    LET s == th[t] IN
+    /\ s.pc = "heldback" /\ Up(t) /\ NoCheckOf(ClientOf(t))
+    /\ LET a == AcquireQueued(RS, Own(t), "first")
+       IN /\ SetRS(a.rs)
+          /\ th' = [th EXCEPT ![t] = [s EXCEPT !.pc = "trying", !.age = 0, !.hb = NoTok,
+                      !.rp = [kind |-> "try", ok |-> a.ok, left |-> Max(0, a.left - Margin), fence |-> a.fence, ep |-> a.ep]]]
+          /\ outOfOrder' = (outOfOrder \/ (a.ok /\ kowner # Own(t) /\ Jumps(RS, Own(t))))
+    /\ UNCHANGED <<pass, alive, lag, lastFence, lastEpoch, restarts, crashes, staleWrite, handoverLost>>
+
+\* A held-back waiter gives up: it never registered, so it leaves without a request.
+GiveUpHeldBack(t) ==
+    /\ GiveUps /\ th[t].pc = "heldback" /\ Up(t)
+    /\ th' = [th EXCEPT ![t] = Ended(th[t])]
+    /\ UNCHANGED <<pass, kstate, kfence, kowner, kttl, kep, queue, reg, quiet, now, msgs, alive, lag, lastFence, lastEpoch,
+                   epochs, restarts, crashes, staleWrite, handoverLost, outOfOrder>>
 
 \* A try's reply arrives: the lease (dated from the try's sending), a wait, or after a failed SET NX the first
 \* script try. A reply to an acquisition that a grant already settled is dropped.
@@ -348,7 +394,8 @@ Takers(t) ==
     LET s == th[t] IN
     IF ~HalfLeft(s) THEN {}
     ELSE {w \in Threads : /\ w # t /\ ClientOf(w) = ClientOf(t)
-                          /\ th[w].pc = "waiting" /\ th[w].rp.kind = "none"
+                          /\ \/ th[w].pc = "waiting" /\ th[w].rp.kind = "none"
+                             \/ th[w].pc = "heldback" /\ th[w].hb = s.tok   \* default mode: no request of its own
                           /\ IF Fair THEN s.up # <<>> /\ Head(s.up) = Own(w)
                              ELSE s.hc < MaxLocalHandovers}
 
@@ -370,9 +417,18 @@ Release(t) ==
              /\ kep' = NextEpoch   \* ghost: the key's hold now is the successor's
              /\ UNCHANGED <<kstate, kfence, kowner, kttl, queue, reg, quiet, now, msgs, pass>>
        ELSE
-          /\ LET a == ReleaseQueued(RS, s.tok, ClientOf(t))
-                 x == After(a, [th EXCEPT ![t] = Ended(s)])
-             IN SetAfter(x)
+          /\ LET riders == Riders(t)
+                 owns   == RS.ks = "held" /\ (RS.ko = s.tok \/ Mutation = "noTokenCheck")
+                 \* Riders register in the script, once it found the token holding, behind everyone queued.
+                 a      == ReleaseQueued(IF owns THEN BoardAll(RS, riders) ELSE RS, s.tok, ClientOf(t))
+                 th1    == [u \in Threads |-> IF u = t THEN Ended(s)
+                                              ELSE IF owns /\ u \in riders
+                                              THEN [th[u] EXCEPT !.pc = "waiting", !.hb = NoTok, !.age = 0]
+                                              ELSE th[u]]
+             \* Without riders, the release as it was before the hold-back: the liveness runs' fairness evaluates
+             \* this action at every step, and the general form made them about four times slower.
+             IN IF riders = {} THEN SetAfter(After(ReleaseQueued(RS, s.tok, ClientOf(t)), [th EXCEPT ![t] = Ended(s)]))
+                ELSE SetAfter(After(a, th1))
           /\ UNCHANGED outOfOrder
     /\ UNCHANGED <<alive, lag, lastFence, lastEpoch, restarts, crashes, staleWrite, handoverLost>>
 
@@ -484,7 +540,7 @@ Init ==
 
 ThreadStep(t) ==
     \/ Start(t) \/ DeliverTry(t) \/ Rearm(t) \/ GiveUp(t) \/ SendRenew(t) \/ DeliverRenew(t) \/ RunOut(t)
-    \/ Release(t) \/ Check(t) \/ GetFence(t) \/ SendWrite(t) \/ Write(t)
+    \/ Release(t) \/ Check(t) \/ GetFence(t) \/ SendWrite(t) \/ Write(t) \/ Unhold(t) \/ GiveUpHeldBack(t)
 
 Next ==
     \/ \E t \in Threads : ThreadStep(t)
@@ -506,6 +562,12 @@ Fairness ==
 
 Spec == Init /\ [][Next]_vars
 LiveSpec == Spec /\ Fairness
+
+\* The end of the hold wakes its held-back waiters; the mutant noWakeOnLoss leaves them to their bound's timer, which
+\* need never fire first (RedisLease.afterLoss without Notifier.ended in the default mode). A conjunct of its own,
+\* in a spec of its own: in every liveness run it made TLC about four times slower, hold-back or not.
+HoldBackFairness == \A t \in Threads : WF_vars(HoldEnded(t) /\ Unhold(t))
+LiveSpecHoldBack == LiveSpec /\ (IF Mutation = "noWakeOnLoss" THEN TRUE ELSE HoldBackFairness)
 
 (***************************************************************************)
 (* Properties.                                                             *)
@@ -530,12 +592,12 @@ HandoverFindsKey == ~handoverLost
 \* 4. Fair mode: no hold begins while a live registration is queued ahead of it.
 FairOrder == Fair => ~outOfOrder
 
-\* 3. A queued waiter of a live client is eventually granted the lock.
+\* 3. A queued or held-back waiter of a live client is eventually granted the lock.
 WaiterGetsLock == \A t \in Threads :
-    (th[t].pc = "waiting") ~> (th[t].pc = "holding" \/ ~Up(t))
+    (th[t].pc \in {"waiting", "heldback"}) ~> (th[t].pc = "holding" \/ ~Up(t))
 
 TypeOK ==
     /\ kstate \in {"none", "free", "held"} /\ kttl \in 0..Lease
     /\ \A k \in Tokens : reg[k] \in 0..RegLife /\ quiet[k] \in BOOLEAN
-    /\ \A t \in Threads : th[t].pc \in {"idle", "trying", "waiting", "holding", "releasing", "done"}
+    /\ \A t \in Threads : th[t].pc \in {"idle", "trying", "waiting", "heldback", "holding", "releasing", "done"}
 =============================================================================
