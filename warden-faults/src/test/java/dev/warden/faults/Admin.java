@@ -65,7 +65,7 @@ final class Admin implements AutoCloseable {
         // or one half of a read-write lock (FORCE names the role), and the administrator takes the write lock, or a
         // permit.
         boolean family = name.indexOf('#') >= 0;
-        boolean alone = half && family && !FamilyLocks.role(name).startsWith("p");
+        boolean alone = half && family && !FamilyLocks.semaphore(name);
         long f0 = System.nanoTime();
         OptionalLong removed = family ? FamilyLocks.forceRelease(client, name, alone)
                 : client.lock(name).forceRelease();
@@ -100,7 +100,7 @@ final class Admin implements AutoCloseable {
     void fill(List<String> semaphores, Duration wait) throws InterruptedException {
         List<Thread> threads = new ArrayList<>();
         for (String name : semaphores) {
-            int permits = Integer.parseInt(FamilyLocks.role(name).substring(1));
+            int permits = FamilyLocks.permits(name);
             int probe = seq++;
             CountDownLatch answered = new CountDownLatch(permits);
             for (int p = 0; p < permits; p++) {

@@ -76,9 +76,9 @@ final class FamilyChecker {
         for (List<Acquisition> acquisitions : byLock.values()) {
             lossReported(acquisitions);
             List<Acquisition> bound = lockChecks.unspanned(acquisitions, losses);
-            boolean semaphore = FamilyLocks.role(acquisitions.get(0).name()).startsWith("p");
-            if (semaphore) {
-                permitLimit(bound, Integer.parseInt(FamilyLocks.role(acquisitions.get(0).name()).substring(1)));
+            String name = acquisitions.get(0).name();
+            if (FamilyLocks.semaphore(name)) {
+                permitLimit(bound, FamilyLocks.permits(name));
                 lockChecks.tokenOrder(acquisitions);
             } else {
                 writersExclude(bound);
@@ -99,11 +99,11 @@ final class FamilyChecker {
         String role = FamilyLocks.role(name);
         List<Acquisition> others = lock.stream().filter(a -> !a.op().startsWith(prefix)
                 || a.acquired() - closed.end() > 0).toList();
-        if (!role.startsWith("p")) {
+        if (!FamilyLocks.semaphore(name)) {
             return others.stream().anyMatch(a -> (role.equals("w") || writer(a))
                     && a.acquired() - closed.start() > 0 && a.acquired() - by <= 0);
         }
-        int permits = Integer.parseInt(role.substring(1));
+        int permits = FamilyLocks.permits(name);
         for (Acquisition a : others) {
             long t = a.acquired();
             if (t - closed.start() <= 0 || t - by > 0) {

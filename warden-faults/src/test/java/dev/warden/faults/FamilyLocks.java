@@ -38,11 +38,20 @@ final class FamilyLocks implements LocksUnderTest {
         return name.substring(hash + 1);
     }
 
+    /** Whether a family run's name is a semaphore's ("slots#p3"). */
+    static boolean semaphore(String name) {
+        return role(name).startsWith("p");
+    }
+
+    /** A semaphore's permits, from its role ("slots#p3": 3). */
+    static int permits(String name) {
+        return Integer.parseInt(role(name).substring(1));
+    }
+
     /** The state of a role's lock, as a lock's: held by anyone, with the longest lease left. */
     static LockInfo inspect(LockClient client, String name) {
-        String role = role(name);
-        if (role.startsWith("p")) {
-            SemaphoreInfo info = client.semaphore(base(name), Integer.parseInt(role.substring(1))).inspect();
+        if (semaphore(name)) {
+            SemaphoreInfo info = client.semaphore(base(name), permits(name)).inspect();
             return new LockInfo(name, info.holders() > 0, info.longestLease(), info.lastFencingToken(),
                     info.waiters());
         }
@@ -58,7 +67,7 @@ final class FamilyLocks implements LocksUnderTest {
         return switch (role.charAt(0)) {
             case 'r' -> client.readWriteLock(base).readLock().tryAcquire(wait);
             case 'w' -> client.readWriteLock(base).writeLock().tryAcquire(wait);
-            case 'p' -> client.semaphore(base, Integer.parseInt(role.substring(1))).tryAcquire(1, wait);
+            case 'p' -> client.semaphore(base, permits(name)).tryAcquire(1, wait);
             default -> throw new IllegalArgumentException("unknown role in " + name);
         };
     }
@@ -71,15 +80,14 @@ final class FamilyLocks implements LocksUnderTest {
      *              {@code writeLock().forceRelease()}, the writer); a semaphore has no half
      */
     static java.util.OptionalLong forceRelease(LockClient client, String name, boolean alone) {
-        String role = role(name);
-        if (role.startsWith("p")) {
-            return client.semaphore(base(name), Integer.parseInt(role.substring(1))).forceRelease();
+        if (semaphore(name)) {
+            return client.semaphore(base(name), permits(name)).forceRelease();
         }
         dev.warden.DistributedReadWriteLock lock = client.readWriteLock(base(name));
         if (!alone) {
             return lock.forceRelease();
         }
-        return role.equals("r") ? lock.readLock().forceRelease() : lock.writeLock().forceRelease();
+        return role(name).equals("r") ? lock.readLock().forceRelease() : lock.writeLock().forceRelease();
     }
 
     @Override

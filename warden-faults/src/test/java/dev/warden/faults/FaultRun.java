@@ -405,7 +405,7 @@ final class FaultRun {
                     // the workers alone may not want within the close rule's bound (a lease and a second): a run
                     // saw them take slots#p3 16 times without ever holding all 3. The administrator takes them all.
                     List<String> semaphores = plan.names().stream().distinct()
-                            .filter(name -> name.indexOf('#') >= 0 && FamilyLocks.role(name).startsWith("p")).toList();
+                            .filter(name -> name.indexOf('#') >= 0 && FamilyLocks.semaphore(name)).toList();
                     if (!semaphores.isEmpty()) {
                         targets.admin().fill(semaphores, Duration.ofMillis(lease + 500));
                     }
