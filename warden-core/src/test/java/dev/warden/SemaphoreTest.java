@@ -12,6 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -253,6 +254,11 @@ class SemaphoreTest extends RedisTestSupport {
         assertThat(waitersClient.tryAcquire(1)).isEmpty();
     }
 
+    /** Waits until the JVM's clock reaches {@code nanoTime}: a time the watchdog or a waiter is scheduled for. */
+    private static void awaitClock(long nanoTime) throws InterruptedException {
+        await(() -> System.nanoTime() - nanoTime >= 0, Duration.ofSeconds(5), "the scheduled time");
+    }
+
     /** The arm (the try that wrote it) of each waiter's registration: "until:grant:arm:permits:client" (queue.lua). */
     @SuppressWarnings("unchecked")
     private static List<Long> registrationArms(String name) {
@@ -282,6 +288,93 @@ class SemaphoreTest extends RedisTestSupport {
         assertThat(semaphore.tryAcquire(1)).isEmpty();
         assertThat(next.release()).isTrue();
         assertThat(semaphore.available()).isEqualTo(1);
+    }
+
+    @Test
+    void aHandoverWhileTheHoldersRenewalIsOnItsWayLosesNoneOfTheLeasesItMade() throws Exception {
+        String name = uniqueName();
+        int takers = 32;
+        Duration lease = Duration.ofSeconds(6);
+        // When each renewal of the watchdog was sent (the client's clock), from its answer.
+        LinkedBlockingQueue<Long> renewalsSent = new LinkedBlockingQueue<>();
+        LockListener listener = new LockListener() {
+            @Override
+            public void onRenewal(Renewal event) {
+                if (event.error() == null) {
+                    renewalsSent.add(System.nanoTime() - event.roundTrip().toNanos());
+                }
+            }
+        };
+        DistributedSemaphore semaphore = recorded(client(b -> b.defaultLease(lease).listener(listener)))
+                .semaphore(name, takers);
+        Lease held = semaphore.acquire(takers);
+        // The times below follow the watchdog's schedule (a renewal a third of the lease after the last was sent)
+        // and the waiters' (a try a second after the last was answered), not a race. The waiters come 1.7 s before
+        // the holder's next renewal and try again about a second later; then Redis pauses, the renewal goes out and
+        // stays on its way, and the holder releases while no waiter has a try on its way (one with a try on its way
+        // may not take a permit over).
+        Long sent = renewalsSent.poll(BOUND_SECONDS, TimeUnit.SECONDS);
+        assertThat(sent).as("a renewal of the holder").isNotNull();
+        long nextRenewal = sent + lease.toNanos() / 3;
+        awaitClock(nextRenewal - TimeUnit.MILLISECONDS.toNanos(1700));
+        // The client's first waiter subscribes to its grant channel and tries again before the others come, so
+        // that the others wait with no try on their way.
+        List<CompletableFuture<Lease>> waiters = new ArrayList<>();
+        waiters.add(semaphore.acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS)));
+        await(() -> registrationArms(name).size() == 1 && registrationArms(name).get(0) >= 1, Duration.ofSeconds(5),
+                "the first waiter listens");
+        for (int i = 1; i < takers; i++) {
+            waiters.add(semaphore.acquireAsync(1, Duration.ofSeconds(BOUND_SECONDS)));
+        }
+        await(() -> (Long) server.call("ZCARD", queueKey(name)) == takers, Duration.ofSeconds(5), "all queued");
+        assertThat(semaphore.tryAcquire(1)).isEmpty();
+        // Every waiter tried again (the first, which tried twice before, a third time): the next tries are a second
+        // away.
+        await(() -> {
+            List<Long> arms = registrationArms(name);
+            return arms.size() == takers && arms.stream().allMatch(arm -> arm >= 1)
+                    && arms.stream().mapToLong(Long::longValue).sum() > takers;
+        }, Duration.ofSeconds(5), "every waiter tried again");
+        awaitClock(nextRenewal - TimeUnit.MILLISECONDS.toNanos(100));
+        server.pause();
+        List<Lease> leases = new ArrayList<>();
+        CompletableFuture<Boolean> released;
+        try {
+            awaitClock(nextRenewal + TimeUnit.MILLISECONDS.toNanos(150));
+            // A successor renews at once: the renewal on its way extends only the old token's share
+            // (LeaseBase.renewAfter).
+            released = held.releaseAsync();
+            // Taken over without Redis, so while it is paused (each future completes on the callback thread).
+            await(() -> waiters.stream().anyMatch(CompletableFuture::isDone), Duration.ofSeconds(1),
+                    "a permit taken over");
+            for (CompletableFuture<Lease> waiter : waiters) {
+                Lease taken = waiter.getNow(null);
+                if (taken != null) {
+                    leases.add(taken);
+                }
+            }
+        } finally {
+            server.resume();
+        }
+        assertThat(leases).as("leases taken over while Redis was paused").isNotEmpty();
+        for (CompletableFuture<Lease> waiter : waiters) {
+            Lease taken = waiter.get(BOUND_SECONDS, TimeUnit.SECONDS);
+            if (!leases.contains(taken)) {
+                leases.add(taken);
+            }
+        }
+        assertThat(released.get(BOUND_SECONDS, TimeUnit.SECONDS)).isTrue();
+        // Each lease taken over is renewed, its deadline a whole lease away again, or is lost: a renewal that
+        // reached Redis before the script that moved the share found its token holding nothing.
+        long renewed = lease.toNanos() - TimeUnit.SECONDS.toNanos(1);
+        await(() -> leases.stream().allMatch(l -> !l.isHeld() || l.remaining().toNanos() > renewed),
+                Duration.ofSeconds(BOUND_SECONDS), "every lease renewed or lost");
+        assertThat(leases.stream().filter(l -> !l.isHeld()).count()).as("leases lost").isZero();
+        assertThat(semaphore.inspect().holders()).isEqualTo(takers);
+        for (Lease l : leases) {
+            assertThat(l.release()).isTrue();
+        }
+        assertThat(semaphore.available()).isEqualTo(takers);
     }
 
     @Test

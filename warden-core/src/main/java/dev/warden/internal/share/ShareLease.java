@@ -78,13 +78,11 @@ final class ShareLease extends LeaseBase {
     }
 
     /**
-     * The lease that takes this lease's share over locally ({@link ShareAcquisition#takeOver}), registered with the
-     * watchdog in this lease's place.
+     * The lease that takes this lease's share over locally ({@link ShareAcquisition#takeOver}). The watchdog gets it
+     * only once the script that moves the share is sent ({@link #handOverLocally}).
      */
     ShareLease successor(String token, long permits, Thread owner, long now) {
-        ShareLease next = new ShareLease(this, token, permits, owner, now);
-        context.watchdog().handOver(this, next);
-        return next;
+        return new ShareLease(this, token, permits, owner, now);
     }
 
     ShareKeys shareKeys() {
@@ -208,6 +206,12 @@ final class ShareLease extends LeaseBase {
                         moved.complete(reply);
                     }
                 }, moved::completeExceptionally);
+        // Only now may the watchdog renew the successors: their tokens hold nothing in Redis until that script has
+        // run, and a renewal sent before it (at once, if this lease's renewal is on its way) would find them lost.
+        // Requests on one connection run in order.
+        for (ShareLease successor : successors) {
+            context.watchdog().handOver(this, successor);
+        }
         for (int i = 0; i < takers.size(); i++) {
             takers.get(i).deliver(successors.get(i));
         }

@@ -341,7 +341,7 @@ class ShareInterleavingTest {
 
         /**
          * A local handover as {@link ShareLease} makes it: reserve the next in line, commit it, send the script
-         * that moves the share, run {@code inWindow}, then deliver; a waiter that cannot take it over is unreserved
+         * that moves the share, give the watchdog the successor, run {@code inWindow}, then deliver; a waiter that cannot take it over is unreserved
          * and the release goes through Redis.
          */
         private void handOver(Runnable inWindow) throws Exception {
@@ -372,6 +372,8 @@ class ShareInterleavingTest {
             }
             CompletableFuture<Optional<long[]>> moved = context.scripts().handed(share.keys(), share.kind(),
                     lease.token(), context.instanceId(), List.of(Map.entry(waiter.token(), waiter.permits())));
+            // The watchdog gets the successor once the script is sent, as ShareLease gives it.
+            context.watchdog().handOver(lease, successor);
             inWindow.run();
             waiter.deliver(successor);
             Optional<long[]> fences;
