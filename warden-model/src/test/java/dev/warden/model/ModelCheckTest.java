@@ -18,7 +18,8 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
- * Runs TLC on the model of Warden's lock protocol ({@code src/main/tla/Warden.tla}, docs/model.md), one child JVM
+ * Runs TLC on the models of Warden's lock protocols ({@code src/main/tla/Warden.tla} for the mutex,
+ * {@code Share.tla} for the shared locks; docs/model.md), one child JVM
  * per configuration (TLC calls System.exit): the correct model must check clean, and each mutant must produce a
  * counterexample to the property it breaks. Two configurations are checked at once (junit-platform.properties).
  */
@@ -144,6 +145,80 @@ class ModelCheckTest {
         assertViolated("MutantNoListenCheck", "Temporal properties were violated");
     }
 
+    // The shared locks (Share.tla): the read-write lock's and the semaphore's scripts, grants and local handovers.
+
+    @Test
+    void aWriterExcludesEveryoneAndItsReleaseHandsOverToReadersOfItsClientInOrder() throws Exception {
+        assertClean("ShareWriter");
+    }
+
+    // Tagged "full": 164,148 states, about 75 s of TLC; in `mvn -B verify -Pfull` and CI, as are the five below.
+    @Tag("full")
+    @Test
+    void aWritersReleaseHandsOverToSeveralReadersOfItsClientWithinTheCapacity() throws Exception {
+        assertClean("ShareHandover");
+    }
+
+    // Tagged "full": 153,613 states, about 50 s of TLC.
+    @Tag("full")
+    @Test
+    void readersOfOneClientHandOverWithoutPassingAWriterQueuedBeforeThem() throws Exception {
+        assertClean("ShareReaders");
+    }
+
+    // Tagged "full": 418,760 states, about 105 s of TLC.
+    @Tag("full")
+    @Test
+    void aSemaphoreLendsNoMorePermitsThanItHasWhenAClientDies() throws Exception {
+        assertClean("ShareSemaphore");
+    }
+
+    // Tagged "full": 577,876 states, about 125 s of TLC.
+    @Tag("full")
+    @Test
+    void theReadWriteLockKeepsItsPropertiesWhenAClientDies() throws Exception {
+        assertClean("ShareCrash");
+    }
+
+    // Tagged "full": a liveness run, about 100 s of TLC (1,986 states).
+    @Tag("full")
+    @Test
+    void aQueuedWaiterForAShareIsEventuallyGranted() throws Exception {
+        assertClean("ShareLiveness");
+    }
+
+    // Tagged "full": a liveness run, about 70 s of TLC (496 states).
+    @Tag("full")
+    @Test
+    void aWaiterForAShareIsEventuallyGrantedWhenItsClientHandsOver() throws Exception {
+        assertClean("ShareLivenessHandover");
+    }
+
+    @Test
+    void grantsThatGoPastAWaiterThatDoesNotFitLetReadersPassAWriter() throws Exception {
+        assertViolated("ShareMutantNoFitStop", "Invariant InOrder is violated");
+    }
+
+    @Test
+    void aHandoverToAWaiterThatJoinedBehindAnotherClientsPassesIt() throws Exception {
+        assertViolated("ShareMutantNoClear", "Invariant InOrder is violated");
+    }
+
+    @Test
+    void aHandoverThatIgnoresATryOnItsWayPassesTheWaiterThatSentIt() throws Exception {
+        assertViolated("ShareMutantNoUnplacedCheck", "Invariant InOrder is violated");
+    }
+
+    @Test
+    void aShareHandedOverWithLessThanHalfAGrantLeftIsFoundGone() throws Exception {
+        assertViolated("ShareMutantNoHalfLease", "Invariant HandoverFindsShare is violated");
+    }
+
+    @Test
+    void aReleaseWithoutTheTokenCheckMiscountsThePermitsInUse() throws Exception {
+        assertViolated("ShareMutantNoTokenCheck", "Invariant UsedCounts is violated");
+    }
+
     private static void assertClean(String config) throws Exception {
         String out = tlc(config);
         assertThat(out).as("TLC on %s.cfg", config).contains(CLEAN).doesNotContain("Error:");
@@ -167,7 +242,7 @@ class ModelCheckTest {
                 "-workers", "1", "-deadlock", "-cleanup",
                 "-metadir", dir.resolve("meta").toString(),
                 "-config", TLA.resolve(config + ".cfg").toAbsolutePath().toString(),
-                TLA.resolve("Warden.tla").toAbsolutePath().toString()));
+                TLA.resolve(spec(config)).toAbsolutePath().toString()));
         Path log = dir.resolve("tlc.out");
         long start = System.nanoTime();
         Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true)
@@ -183,10 +258,15 @@ class ModelCheckTest {
         while (distinct.find()) {
             states = distinct.group(1);
         }
-        System.out.printf("TLC %-20s %12s distinct states %7.1f s  %s%n", config, states, millis / 1000.0,
+        System.out.printf("TLC %-26s %12s distinct states %7.1f s  %s%n", config, states, millis / 1000.0,
                 out.contains(CLEAN) ? "no error" : firstError(out));
         assertThat(done).as("TLC on %s.cfg finished within %d s (output in %s)", config, LIMIT_SECONDS, log).isTrue();
         return out;
+    }
+
+    /** The shared locks' configurations are named Share*; the others are of the mutex's model. */
+    private static String spec(String config) {
+        return config.startsWith("Share") ? "Share.tla" : "Warden.tla";
     }
 
     private static String firstError(String out) {
