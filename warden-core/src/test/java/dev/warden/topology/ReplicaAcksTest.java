@@ -39,6 +39,10 @@ class ReplicaAcksTest {
         replica = keep(RedisServer.builder()
                 .args("--replicaof", master.host(), Integer.toString(master.port())).start());
         replica.awaitReplicaSync(Duration.ofSeconds(10));
+        // Synced is not yet acknowledging: the master counts a replica for WAIT once it has had its first
+        // REPLCONF ACK. Without this, a test's first grant with 200 ms for acknowledgements found none (CI's slow
+        // pass and a local run, 2026-11-29).
+        assertThat(master.call("WAIT", "1", "10000")).isEqualTo(1L);
     }
 
     @AfterEach
@@ -98,10 +102,12 @@ class ReplicaAcksTest {
             replica.resume();
         }
         // Once the resumed replica has caught up (on a loaded machine that takes longer than the 200 ms the lock
-        // waits for), the lock is free and granted with its acknowledgement.
+        // waits for), the lock is free and granted with its acknowledgement, asked with 1.5 s for it (the command
+        // timeout is 2 s): in CI's slow pass (2026-11-29) the caught-up replica once took more than 200 ms.
         master.call("SET", "caught-up", "1");
         assertThat(master.call("WAIT", "1", "10000")).isEqualTo(1L);
-        assertThat(lock.tryAcquire()).isPresent();
+        Lease granted = lock.withReplicaAcks(1, Duration.ofMillis(1500)).tryAcquire().orElseThrow();
+        assertThat(granted.acknowledgements()).isEqualTo(1);
     }
 
     @Test
