@@ -218,6 +218,12 @@ Listed(th1, listed) ==
     [u \in Threads |-> IF Own(u) \in listed /\ Waits(th1[u]) THEN Holding(th1[u], GrantMsg(Own(u)).left) ELSE th1[u]]
 GiveBack(th1, listed) == {k \in listed : ~Waits(th1[k[1]]) \/ <<k[1], th1[k[1]].acq>> # k}
 
+\* The step after a release script's answer a, with the threads' states th1 and the tokens kept to pass on.
+AfterRelease(a, th1, kept) == SetRS(a.rs) /\ th' = Listed(th1, a.listed) /\ pass' = kept \cup GiveBack(th1, a.listed)
+
+\* A try's answer a, on its way back: the lease dated from the try's sending.
+TryReply(a) == [on |-> TRUE, ok |-> a.ok, left |-> Max(0, a.left - Drift), queued |-> a.queued, clear |-> a.clear]
+
 \* Its first try was sent and no place is known yet (ShareWaiters.reserveNext: unplaced).
 Unplaced(k) == th[k[1]].acq = k[2] /\ Waits(th[k[1]]) /\ ~th[k[1]].placed
 
@@ -227,8 +233,7 @@ Start(t) ==
            a == Acquire(RS, k, "first")
        IN /\ SetRS(a.rs)
           /\ th' = [th EXCEPT ![t] = [Idle(k[2]) EXCEPT !.pc = "trying", !.ab = AskedBefore(k),
-                     !.rp = [on |-> TRUE, ok |-> a.ok, left |-> Max(0, a.left - Drift), queued |-> a.queued,
-                             clear |-> a.clear]]]
+                     !.rp = TryReply(a)]]
     /\ UNCHANGED <<pass, alive, crashes, handoverLost>>
 
 \* A try's reply: the lease (dated from the try's sending), or a wait; where it joined the queue, its place.
@@ -252,8 +257,7 @@ Rearm(t) ==
     /\ LET a == Acquire(RS, Own(t), "again")
        IN /\ SetRS(a.rs)
           /\ th' = [th EXCEPT ![t] = [s EXCEPT !.pc = "trying", !.age = 0,
-                     !.rp = [on |-> TRUE, ok |-> a.ok, left |-> Max(0, a.left - Drift), queued |-> a.queued,
-                             clear |-> a.clear]]]
+                     !.rp = TryReply(a)]]
     /\ UNCHANGED <<pass, alive, crashes, handoverLost>>
 
 \* A waiter gives up: one release by its token leaves the queue, or gives back a grant that came meanwhile.
@@ -262,9 +266,7 @@ GiveUp(t) ==
     /\ GiveUps /\ s.pc = "waiting" /\ Up(t)
     /\ LET a   == Release(RS, Own(t), ClientOf(t))
            th1 == [th EXCEPT ![t] = Ended(s)]
-       IN /\ SetRS(a.rs)
-          /\ th' = Listed(th1, a.listed)
-          /\ pass' = pass \cup GiveBack(th1, a.listed)
+       IN AfterRelease(a, th1, pass)
     /\ UNCHANGED <<alive, crashes, handoverLost>>
 
 \* A grant arrives on the client's channel; one for a token that no longer waits is ignored (its acquisition's
@@ -279,9 +281,7 @@ DeliverGrant(m) ==
 PassOn(k) ==
     /\ k \in pass /\ alive[ClientOf(k[1])]
     /\ LET a == Release(RS, k, ClientOf(k[1]))
-       IN /\ SetRS(a.rs)
-          /\ th' = Listed(th, a.listed)
-          /\ pass' = (pass \ {k}) \cup GiveBack(th, a.listed)
+       IN AfterRelease(a, th, pass \ {k})
     /\ UNCHANGED <<alive, crashes, handoverLost>>
 
 \* The watchdog renews a held share before its local deadline (a batch is one renewal per share here).
@@ -305,10 +305,10 @@ RunOut(t) ==
     /\ th' = [th EXCEPT ![t] = Ended(th[t])]
     /\ UNCHANGED <<hp, he, used, queue, reg, msgs, pass, alive, crashes, overtaken, handoverLost>>
 
-(* ShareWaiters.reserveNext for a release by thread t: its client's placed waiters, in the order of their      *)
-(* places (those a release granted already were ahead of those still queued), as long as   *)
-(* each has no try in flight, is clear, fits in what is left, and no waiter of its client whose first try was sent before its place    *)
-(* became known is still unplaced. Mutants: noClear ignores the first condition, noUnplacedCheck the last.       *)
+\* ShareWaiters.reserveNext for a release by thread t: its client's placed waiters, in the order of their places
+\* (those a release granted already were ahead of those still queued), as long as each has no try in flight, is
+\* clear, fits in what is left, and no waiter of its client whose first try was sent before its place became known
+\* is still unplaced. Mutants: noClear ignores the clear condition, noUnplacedCheck the last.
 RECURSIVE SetSeq(_)
 SetSeq(S) == IF S = {} THEN <<>>
              ELSE LET x == CHOOSE x \in S : \A y \in S : x[1] <= y[1] IN <<x>> \o SetSeq(S \ {x})
@@ -353,10 +353,7 @@ Free(t) ==
                 /\ UNCHANGED pass
           ELSE LET a   == Release(RS, Own(t), ClientOf(t))
                    th1 == [th EXCEPT ![t] = Ended(s)]
-               IN /\ SetRS(a.rs)
-                  /\ th' = Listed(th1, a.listed)
-                  /\ pass' = pass \cup GiveBack(th1, a.listed)
-                  /\ UNCHANGED handoverLost
+               IN AfterRelease(a, th1, pass) /\ UNCHANGED handoverLost
        /\ UNCHANGED <<alive, crashes>>
 
 \* A client's process dies: its threads stop; its shares end by their leases, its registrations by their life.

@@ -341,8 +341,8 @@ class ShareInterleavingTest {
 
         /**
          * A local handover as {@link ShareLease} makes it: reserve the next in line, commit it, send the script
-         * that moves the share, give the watchdog the successor, run {@code inWindow}, then deliver; a waiter that cannot take it over is unreserved
-         * and the release goes through Redis.
+         * that moves the share, give the watchdog the successor, run {@code inWindow}, then deliver; a waiter that
+         * cannot take it over is unreserved and the release goes through Redis.
          */
         private void handOver(Runnable inWindow) throws Exception {
             int next = next();
