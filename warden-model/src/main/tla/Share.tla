@@ -28,9 +28,10 @@ CONSTANTS
     GiveUps,           \* whether a waiter may give up
     Handovers,         \* whether a release may hand its share over locally (ShareLease.handOverLocally)
     Prompt,            \* whether replies and grants to a live client arrive, and its waiters try again, within a tick
-    Mutation           \* "none", "noFitStop", "noClear", "noUnplacedCheck", "noHalfLease", "noTokenCheck"
+    Mutation           \* "none", "noFitStop", "noClear", "noUnplacedCheck", "noHalfLease", "noTokenCheck",
+                       \* "noTryExpiry"
 
-ASSUME Mutation \in {"none", "noFitStop", "noClear", "noUnplacedCheck", "noHalfLease", "noTokenCheck"}
+ASSUME Mutation \in {"none", "noFitStop", "noClear", "noUnplacedCheck", "noHalfLease", "noTokenCheck", "noTryExpiry"}
 ASSUME Grant <= Lease /\ Drift < Grant /\ Writers \subseteq 1..NThreads /\ Cap >= 1
 
 Threads == 1..NThreads
@@ -146,9 +147,10 @@ Prune(r, k) == IF r.q = <<>> \/ Head(r.q) = k \/ r.reg[Head(r.q)] > 0 THEN r
 (* share-acquire.lua, a waiter's first try ("first") or a later one ("again"): a later try finds a grant made to *)
 (* it; a try that is first in line (no live registration ahead) takes the permits if they fit, and lends on to    *)
 (* the waiters behind it that fit; else it joins the queue's tail (a queued token keeps its place) and learns     *)
-(* whether a waiter of another client was queued then.                                                            *)
+(* whether a waiter of another client was queued then. The mutant noTryExpiry leaves the holders whose lease     *)
+(* ended in place (only a release would remove them).                                                             *)
 Acquire(r0, k, kind) ==
-    LET r == Expire(r0) IN
+    LET r == IF Mutation = "noTryExpiry" THEN r0 ELSE Expire(r0) IN
     IF kind = "again" /\ r.hp[k] > 0 THEN [rs |-> r, ok |-> TRUE, left |-> r.he[k], queued |-> FALSE, clear |-> FALSE]
     ELSE LET r1 == Prune(r, k) IN
          IF (r1.q = <<>> \/ Head(r1.q) = k) /\ r1.used + Ask(k) <= Cap

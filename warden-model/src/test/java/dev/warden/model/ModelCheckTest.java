@@ -219,6 +219,13 @@ class ModelCheckTest {
         assertViolated("ShareMutantNoTokenCheck", "Invariant UsedCounts is violated");
     }
 
+    // Tagged "full": a liveness run, about 65 s of TLC (1,564 states).
+    @Tag("full")
+    @Test
+    void aTryThatLeavesAnEndedShareInPlaceStarvesTheWaiterBehindADeadHolder() throws Exception {
+        assertViolated("ShareMutantNoTryExpiry", "Temporal properties were violated");
+    }
+
     private static void assertClean(String config) throws Exception {
         String out = tlc(config);
         assertThat(out).as("TLC on %s.cfg", config).contains(CLEAN).doesNotContain("Error:");
