@@ -41,7 +41,7 @@ if owner then
 end
 -- The lock is free, which with waiters queued means its holder expired: the oldest live registration takes it next.
 while true do
-  local head = redis.call('ZRANGE', KEYS[2], 0, 0)[1]
+  local head = redis.call('ZRANGE', KEYS[2], '0', '0')[1]
   if not head or head == ARGV[1] then break end
   if live_waiter(redis.call('HGET', KEYS[3], head), tonumber(ARGV[6]), ARGV[9], ARGV[10], ARGV[7]) then
     if ARGV[3] ~= '0' then

@@ -14,4 +14,4 @@ end
 if not held_by(redis.call('GET', KEYS[1]), ARGV[1]) then
   return {0, {}}
 end
-return {1, redis.call('ZRANGE', KEYS[2], 0, 7)}
+return {1, redis.call('ZRANGE', KEYS[2], '0', '7')}

@@ -23,7 +23,7 @@ end
 local shown = tonumber(ARGV[1])
 local arrival, origins = first_live(KEYS[4], live_tokens, queued, shown)
 if waiting > 0 and #origins < shown then
-  for _, token in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], ms, '+inf', 'LIMIT', 0, shown - #origins)) do
+  for _, token in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], ms, '+inf', 'LIMIT', '0', shown - #origins)) do
     local named = origin_of(token)
     if named then origins[#origins + 1] = named end
   end

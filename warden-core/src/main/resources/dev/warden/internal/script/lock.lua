@@ -21,10 +21,29 @@ local function now_ms()
   return math.floor(now_us() / 1000)
 end
 
+-- An integer's text, without an exponent. A number passed to redis.call is written by Redis with '%.17g', and a
+-- number joined to a string by Lua with '%.14g': each costs Redis 7.0 about twice what '%d' does, which scripts
+-- that write several numbers per call feel (docs/bench/changes-measured.md). A 32-bit build of Redis would cut '%d'
+-- to 32 bits, so the first call checks, and such a build gets '%.0f'.
+local integer_format
+local function int_text(n)
+  if not integer_format then
+    integer_format = string.format('%d', 4294967296) == '4294967296' and '%d' or '%.0f'
+  end
+  return string.format(integer_format, n)
+end
+
+-- The server's time in ms as text (int_text), made once per call: where a command takes it, such as a score range.
+local clock_ms_text
+local function now_ms_text()
+  if not clock_ms_text then clock_ms_text = int_text(now_ms()) end
+  return clock_ms_text
+end
+
 -- The instant a lease of lease_ms (a number or its text) ends, as PEXPIREAT takes it: the server's time plus the
--- lease, as an integer's text. '%.0f', not '%d', which a 32-bit build of Redis would cut to 32 bits.
+-- lease, as an integer's text.
 local function lease_end(lease_ms)
-  return string.format('%.0f', now_ms() + tonumber(lease_ms))
+  return int_text(now_ms() + tonumber(lease_ms))
 end
 
 -- A lock key's value, parsed: the fence ('' while a holder has none) and the holder's token while held; the fence
@@ -61,18 +80,18 @@ end
 
 -- The next fencing token after the fence `last` (a number, 0 for none): max(last + 1, server time in us), the clock
 -- minimum, so that fences keep rising even after the key was lost. Fences exceed 2^53 only in the year 2255; until
--- then a double holds them exactly, and '%.0f' writes them without an exponent.
+-- then a double holds them exactly, and int_text writes them without an exponent.
 local function next_fence(last)
   return math.max(last + 1, now_us())
 end
 
 local function fence_text(fence)
-  return string.format('%.0f', fence)
+  return int_text(fence)
 end
 
--- Holds the lock for `token` with the fence (a number, 0 for none yet) for `lease` ms.
+-- Holds the lock for `token` with the fence (a number, 0 for none yet) for `lease` ms (a number or its text).
 local function hold(key, fence, token, lease)
-  redis.call('SET', key, (fence > 0 and string.format('%.0f', fence) or '') .. ':' .. token, 'PX', lease)
+  redis.call('SET', key, (fence > 0 and int_text(fence) or '') .. ':' .. token, 'PX', lease)
 end
 
 -- Frees a held lock whose fence is `fence` (text, '' for none): the key keeps the fence for `retention` ms, as the

@@ -18,7 +18,7 @@ for i = 1, n do
   if owner then return {0, i} end
   -- Dead registrations at the queue's head are removed, as a lock's own try does.
   while true do
-    local head = redis.call('ZRANGE', KEYS[3 * i - 1], 0, 0)[1]
+    local head = redis.call('ZRANGE', KEYS[3 * i - 1], '0', '0')[1]
     if not head then break end
     if live(redis.call('HGET', KEYS[3 * i], head)) then return {0, i} end
     redis.call('ZREM', KEYS[3 * i - 1], head)

@@ -12,8 +12,9 @@
 -- listens on its grant channel (listens), which a client whose process died, or whose pub/sub connection closed,
 -- does not; within them it is live until its end, as a renewing one is.
 
+-- A registration's value, until_ms a number, the others text.
 local function registration(until_ms, grant, arm, client)
-  return until_ms .. ':' .. grant .. ':' .. arm .. ':' .. client
+  return int_text(until_ms) .. ':' .. grant .. ':' .. arm .. ':' .. client
 end
 
 -- A registration's parts: live until (a number), grant, arm and client (text); nothing for no registration.
@@ -55,10 +56,10 @@ local function live_waiter(entry, life, channel, publish, caller)
   return left > 0 and (left <= life or client == caller or listens(channel, client, publish, caller))
 end
 
--- Makes `key` live at least `ms` more: a registration never shortens the life of a longer one.
+-- Makes `key` live at least `ms` (a number) more: a registration never shortens the life of a longer one.
 local function outlive(key, ms)
   if redis.call('PTTL', key) < ms then
-    redis.call('PEXPIRE', key, ms)
+    redis.call('PEXPIRE', key, int_text(ms))
   end
 end
 
@@ -66,8 +67,8 @@ end
 -- alive for another `life` ms.
 local function register(queue, registrations, token, life, grant, arm, client)
   local ms, us = now_ms(), now_us()
-  local tail = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')
-  redis.call('ZADD', queue, 'NX', math.max(us, tail[2] and tonumber(tail[2]) + 1 or 0), token)
+  local tail = redis.call('ZRANGE', queue, '-1', '-1', 'WITHSCORES')
+  redis.call('ZADD', queue, 'NX', int_text(math.max(us, tail[2] and tonumber(tail[2]) + 1 or 0)), token)
   redis.call('HSET', registrations, token, registration(ms + life, grant, arm, client))
   outlive(queue, life)
   outlive(registrations, life)
@@ -78,10 +79,10 @@ end
 -- arm and a grant in ms; client: the waiters' client id.
 local function board(queue, registrations, life, first, client)
   local ms, us = now_ms(), now_us()
-  local tail = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')
+  local tail = redis.call('ZRANGE', queue, '-1', '-1', 'WITHSCORES')
   local score = math.max(us, tail[2] and tonumber(tail[2]) + 1 or 0)
   for i = first, #ARGV, 3 do
-    if redis.call('ZADD', queue, 'NX', score, ARGV[i]) == 1 then
+    if redis.call('ZADD', queue, 'NX', int_text(score), ARGV[i]) == 1 then
       score = score + 1
     end
     redis.call('HSET', registrations, ARGV[i], registration(ms + life, ARGV[i + 2], ARGV[i + 1], client))

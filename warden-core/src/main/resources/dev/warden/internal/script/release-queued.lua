@@ -59,7 +59,7 @@ while true do
         -- The next waiter, if quiet, sleeps until the TTL of the holder it saw: tell it that the new holder has a
         -- grant's lease until it renews, "+<token>:<grant ms>", so that it checks then if the new holder never
         -- takes the lock up (its client died unnoticed, a half-open connection) and lets it run out.
-        local next = redis.call('ZRANGE', KEYS[3], 0, 0)[1]
+        local next = redis.call('ZRANGE', KEYS[3], '0', '0')[1]
         if next then
           local next_until, _, _, next_client = parse_registration(redis.call('HGET', KEYS[4], next))
           if next_until and next_until - now_ms() > tonumber(ARGV[6]) then
@@ -73,7 +73,7 @@ while true do
     else
       -- A waiter of the releasing client: the reply also names the next waiters in the queue, so that while they
       -- are of this client too, each holder can pass the lock on without a request (consume-fair.lua).
-      return {3, issued, head, tonumber(arm), redis.call('ZRANGE', KEYS[3], 0, 7)}
+      return {3, issued, head, tonumber(arm), redis.call('ZRANGE', KEYS[3], '0', '7')}
     end
   end
 end

@@ -17,7 +17,7 @@ local token, permits, retention = ARGV[1], tonumber(ARGV[8]), tonumber(ARGV[12])
 local read = read_state(state, holders, ARGV[11] ~= '' and {token, ARGV[11]} or {token})
 local used = read.used
 if read.expired then
-  redis.call('HSET', state, 'used', used)
+  redis.call('HSET', state, 'used', int_text(used))
 end
 -- Only a waiter's later try can find its token granted already: a first try's token is new. A grant stands even if
 -- the capacity changed since it queued (share-resize.lua): it was lent within the new one.
@@ -39,7 +39,7 @@ end
 local first = companion
 if not first then
   while true do
-    local head = redis.call('ZRANGE', queue, 0, 0)[1]
+    local head = redis.call('ZRANGE', queue, '0', '0')[1]
     if not head or head == token then
       first = true
       break
@@ -56,7 +56,7 @@ if first and (companion or used + permits <= cap) then
   end
   local lease = tonumber(ARGV[2])
   local ends = now_ms() + lease
-  local last = lend(state, holders, token, permits, ends, cap, ARGV[10], read.fence)
+  local last = lend(state, holders, token, permits, ARGV[8], ends, cap, ARGV[10], read.fence)
   retain(state, holders, ends, retention)
   -- Readers (or small requests) queued right behind this one may share the lock with it.
   used = grant_waiters(state, holders, queue, registrations, used + permits, cap, ARGV[10], last, retention,
@@ -66,7 +66,7 @@ end
 local wait = -1
 if first then wait = -1 - math.max(first_end(holders), 0) end
 if ARGV[3] ~= '0' then
-  local score, others = enqueue(queue, registrations, token, tonumber(ARGV[6]), ARGV[5], ARGV[4], permits, ARGV[7])
+  local score, others = enqueue(queue, registrations, token, ARGV[6], ARGV[5], ARGV[4], ARGV[8], ARGV[7])
   if score then return {wait, score, others} end
 end
 return wait

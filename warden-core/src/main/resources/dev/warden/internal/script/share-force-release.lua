@@ -9,7 +9,7 @@ local used = read.used
 local cap = tonumber(read.cap)
 if not cap then return -1 end
 local removed = -1
-for _, token in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+for _, token in ipairs(redis.call('ZRANGE', KEYS[2], '0', '-1')) do
   local permits, fence = parse_holder(redis.call('HGET', KEYS[1], token))
   if permits and (ARGV[1] == 'all' or (ARGV[1] == 'whole') == (permits >= cap)) then
     redis.call('HDEL', KEYS[1], token)

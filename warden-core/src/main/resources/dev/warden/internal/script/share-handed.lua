@@ -81,7 +81,7 @@ if freed and cap then
   used = grant_waiters(state, holders, queue, registrations, used, cap, ARGV[2], last or read.fence, tonumber(ARGV[3]),
     ARGV[4], ARGV[5])
 elseif held or freed then
-  redis.call('HSET', state, 'used', used)
+  redis.call('HSET', state, 'used', int_text(used))
 end
 if not held then return -1 end
 return fences

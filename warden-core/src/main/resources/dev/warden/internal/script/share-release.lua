@@ -10,7 +10,7 @@ local read = read_state(KEYS[1], KEYS[2], {ARGV[1]})
 local used = read.used
 local permits = parse_holder(read.entries[1])
 if not permits then
-  if read.expired then redis.call('HSET', KEYS[1], 'used', used) end
+  if read.expired then redis.call('HSET', KEYS[1], 'used', int_text(used)) end
   dequeue(KEYS[3], KEYS[4], ARGV[1])
   return 0
 end
@@ -23,7 +23,7 @@ if cap then
   used, listed = grant_waiters(KEYS[1], KEYS[2], KEYS[3], KEYS[4], used, cap, ARGV[2], read.fence, tonumber(ARGV[3]),
     ARGV[4], ARGV[5], ARGV[6])
 else
-  redis.call('HSET', KEYS[1], 'used', used)
+  redis.call('HSET', KEYS[1], 'used', int_text(used))
 end
 if #listed == 0 then return 1 end
 table.insert(listed, 1, 1)

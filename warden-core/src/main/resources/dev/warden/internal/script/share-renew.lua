@@ -11,9 +11,10 @@ for i = 1, #KEYS, 2 do
   result[n] = 0
   if type(score) == 'string' and tonumber(score) > now_ms() then
     local lease = tonumber(ARGV[2 * n])
-    redis.call('ZADD', KEYS[i + 1], 'XX', now_ms() + lease, ARGV[2 * n - 1])
-    redis.call('PEXPIRE', KEYS[i], retention + lease)
-    redis.call('PEXPIRE', KEYS[i + 1], retention + lease)
+    local ttl = int_text(retention + lease)
+    redis.call('ZADD', KEYS[i + 1], 'XX', int_text(now_ms() + lease), ARGV[2 * n - 1])
+    redis.call('PEXPIRE', KEYS[i], ttl)
+    redis.call('PEXPIRE', KEYS[i + 1], ttl)
     result[n] = 1
   end
 end

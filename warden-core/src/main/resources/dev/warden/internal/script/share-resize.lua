@@ -13,7 +13,7 @@ local retention = tonumber(ARGV[4])
 local read = read_state(state, holders, {})
 local before = tonumber(read.cap) or 0
 local used = read.used
-if read.expired then redis.call('HSET', state, 'used', used) end
+if read.expired then redis.call('HSET', state, 'used', int_text(used)) end
 local cap = settle_capacity(state, queue, registrations, ARGV[1], read.cap, used, retention)
 if type(cap) == 'table' then return cap end
 local new = tonumber(ARGV[2])

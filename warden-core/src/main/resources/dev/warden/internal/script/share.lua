@@ -21,7 +21,7 @@ end
 -- Removes the holders whose lease ended by the server's clock; returns the permits they had, which the caller takes
 -- off "used" and writes back, and whether any holder was removed.
 local function expire_holders(state, holders)
-  local ended = redis.call('ZRANGEBYSCORE', holders, '-inf', now_ms())
+  local ended = redis.call('ZRANGEBYSCORE', holders, '-inf', now_ms_text())
   if #ended == 0 then return 0, false end
   local removed = 0
   for _, token in ipairs(ended) do
@@ -31,7 +31,7 @@ local function expire_holders(state, holders)
       redis.call('HDEL', state, token)
     end
   end
-  redis.call('ZREMRANGEBYSCORE', holders, '-inf', now_ms())
+  redis.call('ZREMRANGEBYSCORE', holders, '-inf', now_ms_text())
   return removed, true
 end
 
@@ -58,46 +58,48 @@ local function holder_fence(kind, permits, cap, last)
   return last, false
 end
 
--- Lends `permits` of the capacity `cap` to `token` until `ends` (server ms), after the fence `last` (a number).
--- Returns the holder's fence (holder_fence), which is the last one issued after it. The caller writes "used", and
--- makes the keys outlive the lease (retain).
-local function lend(state, holders, token, permits, ends, cap, kind, last)
+-- Lends `permits` (a number; `permits_text` its text) of the capacity `cap` to `token` until `ends` (server ms),
+-- after the fence `last` (a number). Returns the holder's fence (holder_fence), which is the last one issued after
+-- it. The caller writes "used", and makes the keys outlive the lease (retain).
+local function lend(state, holders, token, permits, permits_text, ends, cap, kind, last)
   local fence, issued = holder_fence(kind, permits, cap, last)
+  local text = fence_text(fence)
   if issued then
-    redis.call('HSET', state, 'fence', fence_text(fence), token, permits .. ':' .. fence_text(fence))
+    redis.call('HSET', state, 'fence', text, token, permits_text .. ':' .. text)
   else
-    redis.call('HSET', state, token, permits .. ':' .. fence_text(fence))
+    redis.call('HSET', state, token, permits_text .. ':' .. text)
   end
-  redis.call('ZADD', holders, ends, token)
+  redis.call('ZADD', holders, int_text(ends), token)
   return fence
 end
 
 -- Keeps the state and the holders `retention` ms past a lease that ends at `ends` (server ms).
 local function retain(state, holders, ends, retention)
-  local ttl = retention + math.max(ends - now_ms(), 0)
+  local ttl = int_text(retention + math.max(ends - now_ms(), 0))
   redis.call('PEXPIRE', state, ttl)
   redis.call('PEXPIRE', holders, ttl)
 end
 
--- A registration's permits and client id, from queue.lua's client part.
+-- A registration's permits (a number, and its text) and client id, from queue.lua's client part.
 local function split_client(client)
   local permits, id = string.match(client, '^(%d+):(.*)$')
-  return tonumber(permits), id
+  return tonumber(permits), id, permits
 end
 
 -- Joins `token` to the queue at its tail, counted for its client `id`, unless it is queued already (it keeps its
 -- place), and proves it alive for `life` ms. When it joined now, returns its score and how many waiters of other
--- clients were queued then, all of them ahead of it; nothing when it kept its place.
+-- clients were queued then, all of them ahead of it; nothing when it kept its place. Every argument is text, as the
+-- caller got it.
 local function enqueue(queue, registrations, token, life, grant, arm, permits, id)
   local ms, us = now_ms(), now_us()
-  local tail = redis.call('ZRANGE', queue, -1, -1, 'WITHSCORES')
+  local tail = redis.call('ZRANGE', queue, '-1', '-1', 'WITHSCORES')
   local score = math.max(us, tail[2] and tonumber(tail[2]) + 1 or 0)
-  local added = redis.call('ZADD', queue, 'NX', score, token) == 1
-  redis.call('HSET', registrations, token, registration(ms + life, grant, arm, permits .. ':' .. id))
+  local added = redis.call('ZADD', queue, 'NX', int_text(score), token) == 1
+  redis.call('HSET', registrations, token, registration(ms + tonumber(life), grant, arm, permits .. ':' .. id))
   redis.call('PEXPIRE', queue, life)
   redis.call('PEXPIRE', registrations, life)
   if not added then return nil end
-  local own = redis.call('HINCRBY', registrations, '#' .. id, 1)
+  local own = redis.call('HINCRBY', registrations, '#' .. id, '1')
   return score, redis.call('ZCARD', queue) - own
 end
 
@@ -111,7 +113,7 @@ end
 local function unregister(registrations, token, entry)
   redis.call('HDEL', registrations, token)
   local id = counted_as(entry)
-  if id and redis.call('HINCRBY', registrations, '#' .. id, -1) <= 0 then
+  if id and redis.call('HINCRBY', registrations, '#' .. id, '-1') <= 0 then
     redis.call('HDEL', registrations, '#' .. id)
   end
 end
@@ -126,7 +128,7 @@ end
 -- Whether a live waiter is queued; drops the dead ones at the queue's head on the way.
 local function waiter_queued(queue, registrations)
   while true do
-    local head = redis.call('ZRANGE', queue, 0, 0)[1]
+    local head = redis.call('ZRANGE', queue, '0', '0')[1]
     if not head then return false end
     local entry = redis.call('HGET', registrations, head)
     if live(entry) then return true end
@@ -161,9 +163,11 @@ local function grant_waiters(state, holders, queue, registrations, used, cap, ki
                              publish, mine)
   local now, latest, issued = now_ms(), 0, false
   local listed, fields, left = {}, {}, {}
+  -- The texts of the last fence and of the last lease end, made once each: readers granted together share both.
+  local last_text, ends_at, ends_text
   local more = used < cap
   while more do
-    local heads = redis.call('ZRANGE', queue, 0, 3)
+    local heads = redis.call('ZRANGE', queue, '0', '3')
     if #heads == 0 then break end
     local entries = redis.call('HMGET', registrations, unpack(heads))
     local removed, members = {}, {}
@@ -172,7 +176,7 @@ local function grant_waiters(state, holders, queue, registrations, used, cap, ki
       local entry = entries[i]
       local until_ms, grant, arm, client = parse_registration(entry)
       if until_ms and until_ms > now then
-        local permits, id = split_client(client)
+        local permits, id, permits_text = split_client(client)
         if used + permits > cap then
           more = false
           break
@@ -180,10 +184,12 @@ local function grant_waiters(state, holders, queue, registrations, used, cap, ki
         local fresh
         last, fresh = holder_fence(kind, permits, cap, last)
         issued = issued or fresh
-        local ends, fence = now + tonumber(grant), fence_text(last)
+        if fresh or not last_text then last_text = fence_text(last) end
+        local ends, fence = now + tonumber(grant), last_text
+        if ends ~= ends_at then ends_at, ends_text = ends, int_text(ends) end
         fields[#fields + 1] = head
-        fields[#fields + 1] = permits .. ':' .. fence
-        members[#members + 1] = ends
+        fields[#fields + 1] = permits_text .. ':' .. fence
+        members[#members + 1] = ends_text
         members[#members + 1] = head
         latest = math.max(latest, ends)
         used = used + permits
@@ -218,15 +224,15 @@ local function grant_waiters(state, holders, queue, registrations, used, cap, ki
     end
   end
   for id, count in pairs(left) do
-    if redis.call('HINCRBY', registrations, '#' .. id, -count) <= 0 then
+    if redis.call('HINCRBY', registrations, '#' .. id, int_text(-count)) <= 0 then
       redis.call('HDEL', registrations, '#' .. id)
     end
   end
   fields[#fields + 1] = 'used'
-  fields[#fields + 1] = used
+  fields[#fields + 1] = int_text(used)
   if issued then
     fields[#fields + 1] = 'fence'
-    fields[#fields + 1] = fence_text(last)
+    fields[#fields + 1] = last_text
   end
   redis.call('HSET', state, unpack(fields))
   if latest > 0 then retain(state, holders, latest, retention) end
@@ -236,7 +242,7 @@ end
 -- How long until the first holder's lease ends (ms), or -1 with no holder: when a waiter tries again unless a release
 -- grants it first.
 local function first_end(holders)
-  local first = redis.call('ZRANGE', holders, 0, 0, 'WITHSCORES')[2]
+  local first = redis.call('ZRANGE', holders, '0', '0', 'WITHSCORES')[2]
   if not first then return -1 end
   return math.max(tonumber(first) - now_ms(), 0)
 end

@@ -78,6 +78,20 @@ class ScriptsTest {
         }
     }
 
+    /**
+     * Redis 7.0 writes a number passed to a command with {@code '%.17g'}, which costs more than the command often does
+     * (docs/bench/changes-measured.md): a constant argument is written as text, a computed one with int_text.
+     */
+    @Test
+    void noScriptPassesANumberLiteralToACommand() throws IOException {
+        Pattern literal = Pattern.compile("redis\\.p?call\\([^)]*,\\s*-?\\d+\\s*[,)]");
+        for (Map.Entry<String, String> script : sources().entrySet()) {
+            String code = script.getValue().replaceAll("--.*", "");
+            Matcher found = literal.matcher(code);
+            assertThat(found.find() ? found.group() : null).as(script.getKey()).isNull();
+        }
+    }
+
     @Test
     void everyScriptTakesFromThePreludesOnlyTheFunctionsItCalls() {
         Pattern function = Pattern.compile("^local function (\\w+)", Pattern.MULTILINE);
