@@ -56,8 +56,8 @@ record Script(String name, String source, String sha) {
             }
         }
         // Without its comments, which are nearly half of the text: a script that must keep its order is sent whole
-        // with every call (Scripts#runInOrder), and Redis reads and hashes it each time. Lines stay where they were,
-        // for the line numbers in Redis's errors (commandsAt).
+        // with every call (Scripts#runInOrder; a settling one until its server holds it), and Redis reads and hashes
+        // it each time. Lines stay where they were, for the line numbers in Redis's errors (commandsAt).
         String source = TRAILING.matcher(code(text.append(body).toString())).replaceAll("");
         try {
             byte[] digest = MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8));

@@ -28,7 +28,9 @@ import io.lettuce.core.protocol.CommandType;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -78,6 +80,13 @@ public final class Scripts {
 
     private final Link link;
     private final String publish;
+    /**
+     * The SHAs of the {@link #runSettling settling} scripts which this link's server is known to hold: a
+     * {@code SCRIPT LOAD} of each answered, and no {@code NOSCRIPT} came since. Empty in a cluster.
+     */
+    private final Set<String> loaded = ConcurrentHashMap.newKeySet();
+    /** The SHAs of those whose {@code SCRIPT LOAD} is on its way. */
+    private final Set<String> loading = ConcurrentHashMap.newKeySet();
 
     /** Every script, each with its preludes. */
     static List<Script> all() {
@@ -202,7 +211,7 @@ public final class Scripts {
      * whether the key still holds the holder's token (which the waiter now uses).
      */
     public CompletableFuture<Boolean> handed(LockKeys keys, String holder, String waiter) {
-        return this.<Long>runInOrder(HANDED, ScriptOutputType.INTEGER,
+        return this.<Long>runSettling(HANDED, ScriptOutputType.INTEGER,
                 new String[] {keys.lock(), keys.queue(), keys.registrations()}, holder, waiter)
                 .thenApply(reply -> Replies.flag("handed", reply));
     }
@@ -321,7 +330,7 @@ public final class Scripts {
     public CompletableFuture<List<String>> consumeFair(LockKeys keys, String holder, String waiter, String clientId,
                                                 List<Registration> riders) {
         String[] args = withRegistrations(riders, holder, waiter, clientId, LIFE);
-        return this.<List<Object>>runInOrder(CONSUME_FAIR, ScriptOutputType.MULTI,
+        return this.<List<Object>>runSettling(CONSUME_FAIR, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.queue(), keys.registrations()}, args).thenApply(Replies::consumed);
     }
 
@@ -504,8 +513,8 @@ public final class Scripts {
 
     /**
      * Runs a script with {@code EVAL} and its source rather than by SHA: a {@code NOSCRIPT} answer (after a restart
-     * or a {@code SCRIPT FLUSH}) would send it again behind requests sent after it, and the scripts that settle a
-     * local handover must reach Redis before any request of the new holder.
+     * or a {@code SCRIPT FLUSH}) would send it again behind requests sent after it. A quorum's tries and give-backs
+     * go so; the scripts that settle a local handover go by {@link #runSettling}.
      */
     <T> CompletableFuture<T> runInOrder(Script script, ScriptOutputType type, String[] keys,
                                                 String... args) {
@@ -514,6 +523,62 @@ public final class Scripts {
                     link.failed(error);
                     return CompletableFuture.failedFuture(named(script, error));
                 });
+    }
+
+    /**
+     * Runs a script that settles a local handover, which must reach Redis before any request of the new holder: a
+     * {@code NOSCRIPT} answer must not send it again behind those, as {@link #run} would. So it goes by SHA only once
+     * this link's server is known to hold it ({@link #loaded}), and a {@code NOSCRIPT} answer then fails it, as any
+     * failed request (the handover's takers are lost; Redis keeps the share or the lock until the old lease's end);
+     * until then, by {@code EVAL} with its source, which Redis hashes on every call (about 50 us of Redis CPU for
+     * {@code share-handed.lua}'s 8 KB on Redis 7.0 here, more than the script's own work), while a
+     * {@code SCRIPT LOAD} of it is sent once ({@code SCRIPT LOAD}, since Redis 7.4 may evict a script that
+     * {@code EVAL} loaded). Always by {@code EVAL} in a cluster, where each node has scripts of its own.
+     */
+    <T> CompletableFuture<T> runSettling(Script script, ScriptOutputType type, String[] keys, String... args) {
+        boolean bySha = loaded.contains(script.sha());
+        CompletableFuture<T> answered = new CompletableFuture<>();
+        this.<T>send(bySha ? CommandType.EVALSHA : CommandType.EVAL, bySha ? script.sha() : script.source(), type,
+                keys, args, answered, (reply, error) -> {
+                    if (error == null) {
+                        answered.complete(reply);
+                        return;
+                    }
+                    link.failed(error);
+                    forgetOnNoScript(error);
+                    answered.completeExceptionally(named(script, error));
+                });
+        if (!bySha) {
+            load(script);
+        }
+        return answered;
+    }
+
+    /** Sends a {@code SCRIPT LOAD} of a {@link #runSettling settling} script, once at a time, outside a cluster. */
+    private void load(Script script) {
+        if (link.cluster() || !loading.add(script.sha())) {
+            return;
+        }
+        try {
+            link.commands().scriptLoad(script.source()).whenComplete((sha, error) -> {
+                loading.remove(script.sha());
+                if (error == null && script.sha().equals(sha)) {
+                    loaded.add(sha);
+                } else if (error != null) {
+                    // Its scripts go by EVAL meanwhile; the next one sends the load again.
+                    link.failed(error);
+                }
+            });
+        } catch (RuntimeException e) {
+            loading.remove(script.sha());
+        }
+    }
+
+    /** After a {@code NOSCRIPT} answer (a restart, a failover, a {@code SCRIPT FLUSH}), no script is known loaded. */
+    private void forgetOnNoScript(Throwable error) {
+        if (Errors.unwrap(error) instanceof RedisNoScriptException) {
+            loaded.clear();
+        }
     }
 
     /** Runs a script {@link #runInOrder in order} or {@link #run by SHA}. */
@@ -547,6 +612,7 @@ public final class Scripts {
             }
             link.failed(error);
             if (Errors.unwrap(error) instanceof RedisNoScriptException) {
+                loaded.clear();
                 this.<T>send(CommandType.EVAL, script.source(), type, keys, args, answered, (again, failure) -> {
                     if (failure == null) {
                         answered.complete(again);

@@ -85,8 +85,8 @@ public final class ShareScripts {
 
     /**
      * After a local handover: moves the holder's share to the tokens of the waiters that took it over
-     * ({@code share-handed.lua}), sent with {@code EVAL} so that it reaches Redis before any request of a new holder
-     * ({@link Scripts#runInOrder}).
+     * ({@code share-handed.lua}), sent so that it reaches Redis before any request of a new holder
+     * ({@link Scripts#runSettling}).
      *
      * @param clientId the client's id, whose waiters they all are
      * @param waiters  each waiter's token and permits
@@ -106,7 +106,7 @@ public final class ShareScripts {
             args[6 + 2 * i] = waiters.get(i).getKey();
             args[7 + 2 * i] = Long.toString(waiters.get(i).getValue());
         }
-        return scripts.<List<Object>>runInOrder(HANDED, ScriptOutputType.MULTI, keys.all(), args)
+        return scripts.<List<Object>>runSettling(HANDED, ScriptOutputType.MULTI, keys.all(), args)
                 .thenApply(reply -> Replies.shareHanded(reply, waiters.size()));
     }
 
