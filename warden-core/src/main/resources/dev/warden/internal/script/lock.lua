@@ -111,7 +111,7 @@ end
 local function free_and_wake(key, fence, retention, waiters, publish, channel, message)
   local waiting = 0
   if redis.call('EXISTS', waiters) == 1 then
-    redis.call('ZREMRANGEBYSCORE', waiters, '-inf', now_ms())
+    redis.call('ZREMRANGEBYSCORE', waiters, '-inf', now_ms_text())
     waiting = redis.call('ZCARD', waiters)
   end
   free(key, fence, retention)

@@ -23,13 +23,15 @@ local cap = tonumber(read.cap)
 local left = redis.call('ZREM', queue, unpack(tokens))
 if left > 0 then
   redis.call('HDEL', registrations, unpack(tokens))
-  if redis.call('HINCRBY', registrations, '#' .. ARGV[6], -left) <= 0 then
+  if redis.call('HINCRBY', registrations, '#' .. ARGV[6], int_text(-left)) <= 0 then
     redis.call('HDEL', registrations, '#' .. ARGV[6])
   end
 end
-local ends, last
+-- The holder's lease end: a number, and the text ZSCORE answered, which the takers' entries are written with.
+local ends, ends_text, last
 if held then
-  ends = tonumber(redis.call('ZSCORE', holders, old))
+  ends_text = redis.call('ZSCORE', holders, old)
+  ends = tonumber(ends_text)
   redis.call('HDEL', state, old)
   redis.call('ZREM', holders, old)
   used = used - held
@@ -42,7 +44,7 @@ for i = 7, #ARGV, 2 do
   local granted, fence = parse_holder(read.entries[(i - 5) / 2 + 1])
   if granted and held then
     if ends > tonumber(redis.call('ZSCORE', holders, new)) then
-      redis.call('ZADD', holders, ends, new)
+      redis.call('ZADD', holders, ends_text, new)
     end
     freed = true
   elseif granted then
@@ -60,8 +62,8 @@ for i = 7, #ARGV, 2 do
     issued = issued or fresh
     fence = last
     entries[#entries + 1] = new
-    entries[#entries + 1] = permits .. ':' .. fence_text(fence)
-    members[#members + 1] = ends
+    entries[#entries + 1] = ARGV[i + 1] .. ':' .. fence_text(fence)
+    members[#members + 1] = ends_text
     members[#members + 1] = new
     used = used + permits
     held = held - permits

@@ -12,7 +12,7 @@ for i = 1, #state, 2 do
   fields[state[i]] = state[i + 1]
 end
 local cap = tonumber(fields['cap']) or 0
-local live_holders = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. now_ms(), '+inf', 'WITHSCORES')
+local live_holders = redis.call('ZRANGEBYSCORE', KEYS[2], '(' .. now_ms_text(), '+inf', 'WITHSCORES')
 local used, count, whole, longest = 0, 0, 0, 0
 local whole_origins, part_origins = {}, {}
 for i = 1, #live_holders, 2 do
