@@ -491,12 +491,17 @@ public final class Scripts {
             }
             link.failed(error);
             if (Errors.unwrap(error) instanceof RedisNoScriptException) {
-                CompletableFuture<T> again = commands.<T>eval(script.source(), type, keys, args)
-                        .toCompletableFuture().exceptionallyCompose(retryError ->
-                                CompletableFuture.failedFuture(named(script, retryError)));
-                CompletableFuture<Long> againAcks = commands.waitForReplication(replicas.count(),
-                        replicas.timeoutMillis()).toCompletableFuture();
-                return again.thenCombine(againAcks, Acked::new);
+                // Sent again once the WAIT behind the refused script has answered: that WAIT blocks the connection
+                // for up to its timeout, which would otherwise count against the new WAIT's command timeout too
+                // (two timeouts of 1 s each overran a command timeout of 2 s).
+                return acks.handle((count, waitError) -> null).thenCompose(answered -> {
+                    CompletableFuture<T> again = commands.<T>eval(script.source(), type, keys, args)
+                            .toCompletableFuture().exceptionallyCompose(retryError ->
+                                    CompletableFuture.failedFuture(named(script, retryError)));
+                    CompletableFuture<Long> againAcks = commands.waitForReplication(replicas.count(),
+                            replicas.timeoutMillis()).toCompletableFuture();
+                    return again.thenCombine(againAcks, Acked::new);
+                });
             }
             return CompletableFuture.<Acked<T>>failedFuture(named(script, error));
         }).thenCompose(Function.identity());
