@@ -22,7 +22,7 @@ public final class ShareScripts {
     private static final Script ACQUIRE = Script.load("share-acquire", Scripts.LOCK, Scripts.QUEUE, SHARE);
     private static final Script RELEASE = Script.load("share-release", Scripts.LOCK, Scripts.QUEUE, SHARE);
     private static final Script HANDED = Script.load("share-handed", Scripts.LOCK, Scripts.QUEUE, SHARE);
-    private static final Script RENEW = Script.load("share-renew", Scripts.LOCK);
+    private static final Script RENEW = Script.load("share-renew", Scripts.LOCK, SHARE);
     private static final Script INSPECT = Script.load("share-inspect", Scripts.LOCK, Scripts.QUEUE, SHARE);
     private static final Script FORCE_RELEASE = Script.load("share-force-release", Scripts.LOCK, Scripts.QUEUE,
             SHARE);

@@ -57,16 +57,17 @@ if first and (companion or used + permits <= cap) then
   local lease = tonumber(ARGV[2])
   local ends = now_ms() + lease
   local last = lend(state, holders, token, permits, ARGV[8], ends, cap, ARGV[10], read.fence)
-  retain(state, holders, ends, retention)
+  local kept = retain(state, holders, ends, retention, read.kept, used == 0)
   -- Readers (or small requests) queued right behind this one may share the lock with it.
-  used = grant_waiters(state, holders, queue, registrations, used + permits, cap, ARGV[10], last, retention,
+  used = grant_waiters(state, holders, queue, registrations, used + permits, cap, ARGV[10], last, retention, kept,
     ARGV[13], ARGV[14])
   return {1, last, lease}
 end
 local wait = -1
 if first then wait = -1 - math.max(first_end(holders), 0) end
 if ARGV[3] ~= '0' then
-  local score, others = enqueue(queue, registrations, token, ARGV[6], ARGV[5], ARGV[4], ARGV[8], ARGV[7])
+  local score, others = enqueue(state, queue, registrations, read.queue_kept, token, ARGV[6], ARGV[5], ARGV[4], ARGV[8],
+    ARGV[7])
   if score then return {wait, score, others} end
 end
 return wait

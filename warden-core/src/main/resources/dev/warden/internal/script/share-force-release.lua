@@ -18,6 +18,6 @@ for _, token in ipairs(redis.call('ZRANGE', KEYS[2], '0', '-1')) do
     removed = math.max(removed, fence)
   end
 end
-used = grant_waiters(KEYS[1], KEYS[2], KEYS[3], KEYS[4], used, cap, ARGV[2], read.fence, tonumber(ARGV[3]), ARGV[4],
-  ARGV[5])
+used = grant_waiters(KEYS[1], KEYS[2], KEYS[3], KEYS[4], used, cap, ARGV[2], read.fence, tonumber(ARGV[3]), read.kept,
+  ARGV[4], ARGV[5])
 return removed

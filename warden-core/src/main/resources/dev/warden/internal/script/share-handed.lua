@@ -33,7 +33,6 @@ if held then
   ends_text = redis.call('ZSCORE', holders, old)
   ends = tonumber(ends_text)
   redis.call('HDEL', state, old)
-  redis.call('ZREM', holders, old)
   used = used - held
   last = read.fence
 end
@@ -79,9 +78,12 @@ if #entries > 0 then
   redis.call('HSET', state, unpack(entries))
   redis.call('ZADD', holders, unpack(members))
 end
+-- The holder leaves the holders after its takers joined them: had it been the only one, the key would have gone
+-- with it and come back without an expiry. The takers' ends are the holder's, which the keys outlive already.
+if held then redis.call('ZREM', holders, old) end
 if freed and cap then
   used = grant_waiters(state, holders, queue, registrations, used, cap, ARGV[2], last or read.fence, tonumber(ARGV[3]),
-    ARGV[4], ARGV[5])
+    read.kept, ARGV[4], ARGV[5])
 elseif held or freed then
   redis.call('HSET', state, 'used', int_text(used))
 end

@@ -21,7 +21,7 @@ local cap = tonumber(read.cap)
 local listed = {}
 if cap then
   used, listed = grant_waiters(KEYS[1], KEYS[2], KEYS[3], KEYS[4], used, cap, ARGV[2], read.fence, tonumber(ARGV[3]),
-    ARGV[4], ARGV[5], ARGV[6])
+    read.kept, ARGV[4], ARGV[5], ARGV[6])
 else
   redis.call('HSET', KEYS[1], 'used', int_text(used))
 end

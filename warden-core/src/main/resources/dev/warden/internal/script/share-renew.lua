@@ -1,4 +1,5 @@
--- Renew many shares in one round trip: each holder whose lease has not ended gets a new end. Prelude: lock.lua.
+-- Renew many shares in one round trip: each holder whose lease has not ended gets a new end, which the keys outlive
+-- (retain). Preludes: lock.lua, share.lua.
 -- KEYS[2i-1] a shared lock's state, KEYS[2i] its holders (see share.lua); ARGV[2i-1] the token, ARGV[2i] its lease
 -- ms; ARGV[#ARGV] the fence retention ms.
 -- Returns one integer per share: 1 renewed, 0 lost (ended, or forced out).
@@ -10,12 +11,14 @@ for i = 1, #KEYS, 2 do
   local score = redis.pcall('ZSCORE', KEYS[i + 1], ARGV[2 * n - 1])
   result[n] = 0
   if type(score) == 'string' and tonumber(score) > now_ms() then
-    local lease = tonumber(ARGV[2 * n])
-    local ttl = int_text(retention + lease)
-    redis.call('ZADD', KEYS[i + 1], 'XX', int_text(now_ms() + lease), ARGV[2 * n - 1])
-    redis.call('PEXPIRE', KEYS[i], ttl)
-    redis.call('PEXPIRE', KEYS[i + 1], ttl)
-    result[n] = 1
+    -- Until when the keys live (share.lua's "kept"); a state of another type makes a lost share too.
+    local kept = redis.pcall('HGET', KEYS[i], 'kept')
+    if type(kept) ~= 'table' then
+      local ends = now_ms() + tonumber(ARGV[2 * n])
+      redis.call('ZADD', KEYS[i + 1], 'XX', int_text(ends), ARGV[2 * n - 1])
+      retain(KEYS[i], KEYS[i + 1], ends, retention, tonumber(kept) or 0, false)
+      result[n] = 1
+    end
   end
 end
 return result

@@ -19,7 +19,7 @@ if type(cap) == 'table' then return cap end
 local new = tonumber(ARGV[2])
 redis.call('HSET', state, 'cap', ARGV[2])
 if new > cap then
-  used = grant_waiters(state, holders, queue, registrations, used, new, ARGV[3], read.fence, retention, ARGV[5],
-    ARGV[6])
+  used = grant_waiters(state, holders, queue, registrations, used, new, ARGV[3], read.fence, retention, read.kept,
+    ARGV[5], ARGV[6])
 end
 return {before, used}

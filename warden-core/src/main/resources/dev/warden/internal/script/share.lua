@@ -2,14 +2,16 @@
 -- Such a lock lends permits out of a capacity: a semaphore's limit; the read-write lock's fixed capacity, of which a
 -- reader takes one permit and a writer all. Its four keys share the name's hash tag:
 -- KEYS[1] the state, a hash: "cap" the capacity, "used" the permits its holders have, "fence" the last fencing
---   token issued, and per holder its token -> "<permits>:<fence>";
+--   token issued, "kept" until when (server ms) the state and the holders live (retain), "queue_kept" until when the
+--   queue and the registrations live (keep_queue), and per holder its token -> "<permits>:<fence>";
 -- KEYS[2] the holders, a sorted set of tokens scored by when their lease ends (server ms): a holder whose score
 --   has passed holds nothing, and the next script that changes the lock removes it;
 -- KEYS[3] the queue and KEYS[4] its registrations, as in queue.lua, with "<permits>:<client id>" as the client;
 --   the registrations also count each client's queued waiters, "#<client id>" -> count ('#' begins no token), so
 --   that a waiter learns when it joins whether a waiter of another client is ahead of it (enqueue).
--- The state and holders live `retention` ms (a day) past the last lease's end, for the fencing counter; the queue
--- and registrations as long as their newest registration.
+-- The state and holders live at least `retention` ms (a day) past the last lease's end, for the fencing counter, and
+-- at most an eighth of that longer (retain); the queue and registrations as long as their newest registration, and
+-- at most a registration's life longer (keep_queue).
 
 -- A holder's permits and fence (numbers) from its entry in the state, or nothing.
 local function parse_holder(entry)
@@ -36,16 +38,17 @@ local function expire_holders(state, holders)
 end
 
 -- The state after expire_holders, read in one HMGET: `used` the permits still lent (a number), `cap` the stored
--- capacity (text, or false for none), `fence` the last fence issued (a number, 0 for none), `expired` whether a
--- holder was removed (the caller writes "used" back then), and `entries` the entries of `tokens` in their order
--- (each text, or false for a token that holds nothing).
+-- capacity (text, or false for none), `fence` the last fence issued (a number, 0 for none), `kept` and
+-- `queue_kept` until when the keys live (numbers, 0 for unknown; see retain and keep_queue), `expired` whether a
+-- holder was removed (the caller writes "used" back then), and `entries` the entries of `tokens` in their order (each
+-- text, or false for a token that holds nothing).
 local function read_state(state, holders, tokens)
   local removed, expired = expire_holders(state, holders)
-  local got = redis.call('HMGET', state, 'used', 'cap', 'fence', unpack(tokens))
+  local got = redis.call('HMGET', state, 'used', 'cap', 'fence', 'kept', 'queue_kept', unpack(tokens))
   local entries = {}
-  for i = 1, #tokens do entries[i] = got[i + 3] end
-  return {used = (tonumber(got[1]) or 0) - removed, cap = got[2], fence = tonumber(got[3]) or 0, expired = expired,
-          entries = entries}
+  for i = 1, #tokens do entries[i] = got[i + 5] end
+  return {used = (tonumber(got[1]) or 0) - removed, cap = got[2], fence = tonumber(got[3]) or 0,
+          kept = tonumber(got[4]) or 0, queue_kept = tonumber(got[5]) or 0, expired = expired, entries = entries}
 end
 
 -- The fence of a new holder of `permits` of the capacity `cap`, after the fence `last` (a number), and whether it is
@@ -73,11 +76,23 @@ local function lend(state, holders, token, permits, permits_text, ends, cap, kin
   return fence
 end
 
--- Keeps the state and the holders `retention` ms past a lease that ends at `ends` (server ms).
-local function retain(state, holders, ends, retention)
-  local ttl = int_text(retention + math.max(ends - now_ms(), 0))
+-- Keeps the state and the holders at least `retention` ms past a lease that ends at `ends` (server ms). `kept` is
+-- until when they live already (read_state's): while that covers the lease, nothing is written, but for the holders'
+-- expiry when the grant created that key (`created`: it had no holder before, so it was gone). Else both keys live
+-- an eighth of `retention` longer than needed, and "kept" says until when: the grants of the next hours write
+-- nothing. Returns "kept" as it is now. Every change to the keys' expiry goes through here or share-renew.lua.
+local function retain(state, holders, ends, retention, kept, created)
+  local now = now_ms()
+  if ends + retention <= kept then
+    if created then redis.call('PEXPIRE', holders, int_text(kept - now)) end
+    return kept
+  end
+  kept = math.max(ends, now) + retention + math.floor(retention / 8)
+  local ttl = int_text(kept - now)
   redis.call('PEXPIRE', state, ttl)
   redis.call('PEXPIRE', holders, ttl)
+  redis.call('HSET', state, 'kept', int_text(kept))
+  return kept
 end
 
 -- A registration's permits (a number, and its text) and client id, from queue.lua's client part.
@@ -86,18 +101,36 @@ local function split_client(client)
   return tonumber(permits), id, permits
 end
 
+-- Keeps the queue and its registrations past `until_ms` (server ms), the end of a registration just written. `kept`
+-- is until when they live already (read_state's queue_kept): while that covers it, nothing is written, but for their
+-- expiry when the queue was empty before (`created`: both keys went with their last waiter). Else both live `life`
+-- ms (a number) longer than needed, and the state's "queue_kept" says until when: the tries of the next `life` ms
+-- write no expiry. Every change to these keys' expiry goes through here.
+local function keep_queue(state, queue, registrations, until_ms, life, kept, created)
+  if until_ms > kept then
+    kept = until_ms + life
+    redis.call('HSET', state, 'queue_kept', int_text(kept))
+    created = true
+  end
+  if created then
+    local ttl = int_text(kept - now_ms())
+    redis.call('PEXPIRE', queue, ttl)
+    redis.call('PEXPIRE', registrations, ttl)
+  end
+end
+
 -- Joins `token` to the queue at its tail, counted for its client `id`, unless it is queued already (it keeps its
--- place), and proves it alive for `life` ms. When it joined now, returns its score and how many waiters of other
--- clients were queued then, all of them ahead of it; nothing when it kept its place. Every argument is text, as the
--- caller got it.
-local function enqueue(queue, registrations, token, life, grant, arm, permits, id)
+-- place), and proves it alive for `life` ms; `kept` is read_state's queue_kept. When it joined now, returns its score
+-- and how many waiters of other clients were queued then, all of them ahead of it; nothing when it kept its place.
+-- Every argument but `kept` is text, as the caller got it.
+local function enqueue(state, queue, registrations, kept, token, life, grant, arm, permits, id)
   local ms, us = now_ms(), now_us()
   local tail = redis.call('ZRANGE', queue, '-1', '-1', 'WITHSCORES')
   local score = math.max(us, tail[2] and tonumber(tail[2]) + 1 or 0)
   local added = redis.call('ZADD', queue, 'NX', int_text(score), token) == 1
-  redis.call('HSET', registrations, token, registration(ms + tonumber(life), grant, arm, permits .. ':' .. id))
-  redis.call('PEXPIRE', queue, life)
-  redis.call('PEXPIRE', registrations, life)
+  local life_ms = tonumber(life)
+  redis.call('HSET', registrations, token, registration(ms + life_ms, grant, arm, permits .. ':' .. id))
+  keep_queue(state, queue, registrations, ms + life_ms, life_ms, kept, not tail[1])
   if not added then return nil end
   local own = redis.call('HINCRBY', registrations, '#' .. id, '1')
   return score, redis.call('ZCARD', queue) - own
@@ -156,12 +189,13 @@ end
 -- `last` (a number); each is told "<token>:<fence>:<arm>" on its client's channel ("<channel>:<client id>"), but
 -- a waiter of the client `mine` (nil: none) is listed instead, for the caller's reply.
 -- A waiter that does not fit stops the grants, so that a large request is not passed by smaller ones, nor a writer
--- by readers. Writes "used" with the grants, and returns it and the grants listed.
+-- by readers. Writes "used" with the grants, and returns it and the grants listed. The keys outlive the grants'
+-- leases by `retention` ms (retain, with `kept` as read_state's or as retain returned it).
 -- The queue is read four waiters at a time (ZRANGE, HMGET), and what they change is written once per four: every
 -- command a script calls costs Redis more than the work it does, and a release that grants often grants several.
-local function grant_waiters(state, holders, queue, registrations, used, cap, kind, last, retention, channel,
+local function grant_waiters(state, holders, queue, registrations, used, cap, kind, last, retention, kept, channel,
                              publish, mine)
-  local now, latest, issued = now_ms(), 0, false
+  local now, latest, issued, created = now_ms(), 0, false, used == 0
   local listed, fields, left = {}, {}, {}
   -- The texts of the last fence and of the last lease end, made once each: readers granted together share both.
   local last_text, ends_at, ends_text
@@ -235,7 +269,7 @@ local function grant_waiters(state, holders, queue, registrations, used, cap, ki
     fields[#fields + 1] = last_text
   end
   redis.call('HSET', state, unpack(fields))
-  if latest > 0 then retain(state, holders, latest, retention) end
+  if latest > 0 then retain(state, holders, latest, retention, kept, created) end
   return used, listed
 end
 
