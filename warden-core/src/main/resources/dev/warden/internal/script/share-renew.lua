@@ -16,7 +16,10 @@ for i = 1, #KEYS, 2 do
     if type(kept) ~= 'table' then
       local ends = now_ms() + tonumber(ARGV[2 * n])
       redis.call('ZADD', KEYS[i + 1], 'XX', int_text(ends), ARGV[2 * n - 1])
-      retain(KEYS[i], KEYS[i + 1], ends, retention, tonumber(kept) or 0, false)
+      -- The holders' expiry is written even while "kept" covers the new end: the ZADD changes nothing when the end
+      -- is the same ms as before, and a renewal followed by WAIT (ShareScripts.expire) must write, so that the
+      -- acknowledgements count every earlier write to the share, a grant by another client's release among them.
+      retain(KEYS[i], KEYS[i + 1], ends, retention, tonumber(kept) or 0, true)
       result[n] = 1
     end
   end

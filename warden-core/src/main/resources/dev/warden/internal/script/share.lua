@@ -77,14 +77,15 @@ local function lend(state, holders, token, permits, permits_text, ends, cap, kin
 end
 
 -- Keeps the state and the holders at least `retention` ms past a lease that ends at `ends` (server ms). `kept` is
--- until when they live already (read_state's): while that covers the lease, nothing is written, but for the holders'
--- expiry when the grant created that key (`created`: it had no holder before, so it was gone). Else both keys live
--- an eighth of `retention` longer than needed, and "kept" says until when: the grants of the next hours write
--- nothing. Returns "kept" as it is now. Every change to the keys' expiry goes through here or share-renew.lua.
-local function retain(state, holders, ends, retention, kept, created)
+-- until when they live already (read_state's): while that covers the lease, nothing is written but the holders'
+-- expiry, and that only if `write_holders`: where the grant created that key (it had no holder before, so it was
+-- gone), or where the caller must write (share-renew.lua). Else both keys live an eighth of `retention` longer than
+-- needed, and "kept" says until when: the grants of the next hours write nothing. Returns "kept" as it is now. Every
+-- change to the keys' expiry goes through here.
+local function retain(state, holders, ends, retention, kept, write_holders)
   local now = now_ms()
   if ends + retention <= kept then
-    if created then redis.call('PEXPIRE', holders, int_text(kept - now)) end
+    if write_holders then redis.call('PEXPIRE', holders, int_text(kept - now)) end
     return kept
   end
   kept = math.max(ends, now) + retention + math.floor(retention / 8)
