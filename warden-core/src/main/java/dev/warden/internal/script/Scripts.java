@@ -535,10 +535,11 @@ public final class Scripts {
      * {@code NOSCRIPT} answer must not send it again behind those, as {@link #run} would. So it goes by SHA only once
      * this link's server is known to hold it ({@link #loaded}), and a {@code NOSCRIPT} answer then fails it, as any
      * failed request (a share's takers are lost, and Redis keeps the share until the old lease's end; a mutex's taker
-     * holds on, under the token the key still holds); until then, by {@code EVAL} with its source, which Redis hashes on every call (about 50 us of Redis CPU for
-     * {@code share-handed.lua}'s 8 KB on Redis 7.0 here, more than the script's own work), while a
-     * {@code SCRIPT LOAD} of it is sent once ({@code SCRIPT LOAD}, since Redis 7.4 may evict a script that
-     * {@code EVAL} loaded). Always by {@code EVAL} in a cluster, where each node has scripts of its own.
+     * holds on, under the token the key still holds). Until then it goes by {@code EVAL} with its source, which Redis
+     * hashes on every call (about 50 us of Redis CPU for {@code share-handed.lua}'s 8 KB on Redis 7.0 here, more than
+     * the script's own work), while a {@code SCRIPT LOAD} of it is sent once (not left to {@code EVAL}, since Redis 7.4
+     * may evict a script that {@code EVAL} loaded). Always by {@code EVAL} in a cluster, where each node has scripts
+     * of its own.
      */
     <T> CompletableFuture<T> runSettling(Script script, ScriptOutputType type, String[] keys, String... args) {
         boolean bySha = loaded.contains(script.sha());
