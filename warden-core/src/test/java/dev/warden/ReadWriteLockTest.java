@@ -3,6 +3,7 @@ package dev.warden;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.warden.redisserver.RedisProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -122,6 +123,25 @@ class ReadWriteLockTest extends RedisTestSupport {
         assertThat(late).isNotDone();
         written.release();
         assertThat(late.get(BOUND_SECONDS, TimeUnit.SECONDS)).isPresent();
+    }
+
+    @Test
+    void aReaderWhoseWaitRunsOutEndsEmptyOnlyOnceItHasLeftTheQueue() throws Exception {
+        String name = uniqueName();
+        RedisProxy proxy = proxy();
+        DistributedReadWriteLock direct = client().readWriteLock(name);
+        Lease writer = direct.writeLock().tryAcquire().orElseThrow();
+        CompletableFuture<Optional<Lease>> miss = client(b -> b.redisUri(proxy.uri())).readWriteLock(name).readLock()
+                .tryAcquireAsync(Duration.ofMillis(800));
+        awaitQueued(name, 1);
+        // The reader's last try, at the end of its wait, and its request to leave the queue each reach Redis 300 ms
+        // after they are sent; the writer releases as soon as the reader's result is empty, which grants the reader a
+        // share if it is still queued.
+        proxy.latency(Duration.ofMillis(300), Duration.ZERO);
+        assertThat(miss.get(10, TimeUnit.SECONDS)).isEmpty();
+        writer.release();
+        assertThat(direct.inspect().readers()).as("readers after the reader's wait ended empty").isZero();
+        assertThat(direct.inspect().waiters()).isZero();
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.warden;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.warden.redisserver.RedisProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,6 +65,28 @@ class WaitingTest extends RedisTestSupport {
         assertThat(client().lock(name).tryAcquire(Duration.ofMillis(400))).isEmpty();
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isBetween(Duration.ofMillis(400), Duration.ofSeconds(3));
         holder.release();
+    }
+
+    @Test
+    void aWaitThatRunsOutWhileItsGrantIsUnheardEndsEmptyOnlyOnceTheGrantIsPassedOn() throws Exception {
+        String name = uniqueName();
+        RedisProxy proxy = proxy();
+        DistributedLock direct = client().lock(name);
+        Lease holder = direct.tryAcquire().orElseThrow();
+        CompletableFuture<Optional<Lease>> miss = client(b -> b.redisUri(proxy.uri())).lock(name)
+                .tryAcquireAsync(Duration.ofMillis(1_500));
+        awaitWaiting(name, 1);
+        // The waiter's grant message is held back, so its wait runs out with the lock granted to it in Redis; and its
+        // request to leave the queue reaches Redis only 300 ms after it is sent.
+        assertThat(proxy.blackhole(RedisProxy.Connection::subscriber)).isEqualTo(1);
+        holder.release();
+        assertThat(direct.isLocked()).as("granted to the waiter").isTrue();
+        proxy.latency(Duration.ofMillis(300), Duration.ZERO);
+        assertThat(miss.get(10, TimeUnit.SECONDS)).isEmpty();
+        // "Not acquired" means that nothing of the acquire holds the lock (a multi-lock's parts rely on it): the
+        // result waited for the request that passed the grant on.
+        assertThat(direct.isLocked()).as("held after the wait ended empty").isFalse();
+        proxy.heal();
     }
 
     @Test

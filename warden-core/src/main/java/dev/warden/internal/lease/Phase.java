@@ -3,10 +3,10 @@ package dev.warden.internal.lease;
 /**
  * Where one acquisition stands, for every kind of lock: the single lock's ({@code Acquisition}), the shared lock's
  * ({@code ShareAcquisition}), the quorum's ({@code QuorumAcquisition}) and the multi-lock's ({@code
- * MultiAcquisition}, which is only ever idle, trying or granted). Each keeps one phase, guarded by its own monitor
- * and changed only through {@link #to}, which refuses a move the protocol never makes; beside it, a waiter's
- * {@link Standing} says whether it tried, listens, or left. An acquisition is over once its result is done, whatever
- * its phase.
+ * MultiAcquisition}, which is only ever idle, trying or granted); only a single lock's or a share's is ever
+ * leaving. Each keeps one phase, guarded by its own monitor and changed only through {@link #to}, which refuses a move
+ * the protocol never makes; beside it, a waiter's {@link Standing} says whether it tried, listens, or left. An
+ * acquisition is over once its result is done, whatever its phase.
  */
 public enum Phase {
     /** No try in flight: before the first, or waiting for a wake-up, a grant or a timer. */
@@ -28,15 +28,22 @@ public enum Phase {
      */
     RESERVED,
     /** Granted by a reply, a grant message or a local handover: the lease is being delivered; no more tries. */
-    GRANTED;
+    GRANTED,
+    /**
+     * A waiter of a single lock or a share whose wait ran out: it left, and its result completes empty once its one
+     * request to leave the queue has answered (that request passes on a grant that reached it meanwhile, and a grant
+     * message that comes now is ignored), so that "not acquired" means that nothing of it holds the lock.
+     */
+    LEAVING;
 
     /** @return whether a move from this phase to {@code next} is one the protocol makes */
     public boolean leadsTo(Phase next) {
         return switch (this) {
             case IDLE -> next != IDLE;
-            case HELD_BACK -> next == TRYING || next == RESERVED;
-            case TRYING, RESERVED -> next == IDLE || next == GRANTED;
-            case GRANTED -> false;
+            case HELD_BACK -> next == TRYING || next == RESERVED || next == LEAVING;
+            case TRYING -> next == IDLE || next == GRANTED || next == LEAVING;
+            case RESERVED -> next == IDLE || next == GRANTED;
+            case GRANTED, LEAVING -> false;
         };
     }
 

@@ -15,7 +15,10 @@ public enum Standing {
     TRIED,
     /** Tried, and listening on the lock's channel as one of its client's waiters of the lock. */
     JOINED,
-    /** Left the channel and the queue: the acquisition is over, and nothing of it may join again. */
+    /**
+     * Left the channel and the queue: the acquisition is over (or only its request to leave the queue is still in
+     * flight, {@link Phase#LEAVING}), and nothing of it may join again.
+     */
     LEFT;
 
     /** @return whether the acquisition may have been registered by a try, and not left yet */

@@ -39,15 +39,16 @@ import org.slf4j.LoggerFactory;
  * grant channel registers the waiter quietly where the server counts the receivers of a publication
  * ({@link Scripts#receiversCounted}; {@code queue.lua}): it then sends nothing until the holder's TTL runs out (then
  * its client's {@link QuietRefresh} renews all its quiet waiters of the lock in one request) or its wait ends, and a
- * release skips it once its client no longer listens. A registration that is not quiet is renewed
- * with a try at least every {@link Scripts#REARM_MILLIS} ms. A waiter whose wait ends leaves the queue with one request
- * and no last try. Its lease counts from the sending of the try that the release names (the grant came
- * after it), for the lease the registration asked for. The default mode's first try is a plain {@code SET NX}
- * while this client has not waited for the lock lately, and may take a lock whose holder expired ahead of its
- * queue. Where waiters queue, a waiter whose own client holds the lock holds back its first try
- * ({@link Notifier#defer}): in the default mode that holder passes the lock on to it locally ({@link #takeOver}), with
- * no request of the waiter's own, while its bounds on local handovers allow; else the holder's release registers it
- * ({@link #board}), in the same script and counting from that release's sending, as if by its try. Fair mode holds
+ * release skips it once its client no longer listens. A registration that is not quiet is renewed with a try at
+ * least every {@link Scripts#REARM_MILLIS} ms. A waiter whose wait ends leaves the queue with one request and no last
+ * try, and ends empty once that request has answered ({@link Phase#LEAVING}). Its lease counts from the sending of the
+ * try that the release names (the grant came after it), for the lease the registration asked for. The default mode's
+ * first try is a plain {@code SET NX} while this client has not waited for the lock lately, and may take a lock whose
+ * holder expired ahead of its queue. Where waiters queue, a waiter whose own client holds the lock holds back its
+ * first try ({@link Notifier#defer}): in the default mode that holder passes the lock on to it locally
+ * ({@link #takeOver}), with no request of the waiter's own, while its bounds on local handovers allow; else the
+ * holder's release registers it ({@link #board}), in the same script and counting from that release's sending, as if
+ * by its try. Fair mode holds
  * back for up to {@link #HOLD_BACK_NANOS}, the default mode for up to {@link #DEFAULT_HOLD_BACK_NANOS}; a wait
  * that runs out while held back ends without a request.
  *
@@ -300,12 +301,13 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         int arm = 0;
         Scripts.Try kind = null;
         boolean undefer = false;
-        boolean expired = false;
+        Leaving leaving = null;
         boolean heldBack = false;
         synchronized (this) {
             // GRANTED: until the result completes, a try would only take the lock again with this acquisition's
-            // own token (a lease taken over locally has another), which nobody would release.
-            if (result.isDone() || phase == Phase.GRANTED) {
+            // own token (a lease taken over locally has another), which nobody would release. LEAVING: the wait ran
+            // out.
+            if (result.isDone() || phase == Phase.GRANTED || phase == Phase.LEAVING) {
                 return;
             }
             if (phase == Phase.TRYING || phase == Phase.RESERVED) {
@@ -314,14 +316,11 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
             }
             if (queued && waits && !forever && (phase == Phase.IDLE && standing != Standing.NEW
                     || phase == Phase.HELD_BACK) && context.ticker().read() - deadline >= 0) {
-                // The wait is over: leave the queue with one request (a grant that reached this waiter meanwhile
-                // is passed on), with no last try; held back, it never registered, so it just leaves, at once:
-                // a release that boards it or a holder that reserves it from now on finds it gone.
-                expired = true;
+                // The wait is over: leave the queue with one request, with no last try; held back, it never
+                // registered, so it just leaves, at once: a release that boards it or a holder that reserves it from
+                // now on finds it gone.
                 undefer = phase == Phase.HELD_BACK;
-                if (undefer) {
-                    stand(Standing.LEFT);
-                }
+                leaving = leave();
             } else if (phase == Phase.IDLE && queued && waits && standing == Standing.NEW
                     && context.notifier().defer(lock.keys(), this)) {
                 move(Phase.HELD_BACK);
@@ -345,10 +344,8 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
             // Held back, but no release took it along in time: it tries on its own, or its wait is over.
             context.notifier().undefer(lock.keys(), this);
         }
-        if (expired) {
-            if (result.complete(Optional.empty())) {
-                leaveQueue(true);
-            }
+        if (leaving != null) {
+            endEmpty(leaving);
             return;
         }
         if (heldBack) {
@@ -484,9 +481,15 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         result.notDue();
         long now = context.ticker().read();
         if (!waits || (!forever && now - deadline >= 0)) {
-            if (result.complete(Optional.empty())) {
-                leaveQueue(true);
+            Leaving leaving;
+            synchronized (this) {
+                // GRANTED: a grant message overtook this try's reply; the lease is on its way.
+                if (result.isDone() || phase == Phase.GRANTED || phase == Phase.LEAVING) {
+                    return;
+                }
+                leaving = leave();
             }
+            endEmpty(leaving);
             return;
         }
         boolean join = false;
@@ -634,7 +637,8 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
      */
     private void grant(long fence, long sentAt, long grantedMillis, int acks, List<String> upcoming) {
         synchronized (this) {
-            if (phase == Phase.GRANTED) {
+            // LEAVING: the wait ran out, and the request that leaves the queue passes this grant on.
+            if (phase == Phase.GRANTED || phase == Phase.LEAVING) {
                 return;
             }
             move(Phase.GRANTED);
@@ -824,6 +828,41 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
             releaseInBackground("clean-up of failed acquire");
         }
         result.completeExceptionally(failure);
+    }
+
+    /** What a waiter whose wait ran out does to leave, decided under its monitor by {@link #leave}. */
+    private record Leaving(boolean wasJoined, boolean deregister) {
+    }
+
+    /**
+     * The wait ran out (or the acquire made its one try): moves to {@link Phase#LEAVING}, which refuses any grant
+     * from now on, and leaves. Guarded by this.
+     */
+    private Leaving leave() {
+        move(Phase.LEAVING);
+        cancelTimer();
+        Leaving leaving = new Leaving(standing == Standing.JOINED, registered());
+        stand(Standing.LEFT);
+        return leaving;
+    }
+
+    /**
+     * Ends a waiter that {@link #leave left} without the lock: leaves the channel, passing a wake-up on, and where a
+     * try may have registered it, leaves the queue with one request, which passes on a grant that reached it
+     * meanwhile; completes empty once that request has answered. So an empty result means that nothing of this
+     * acquisition holds the lock: a multi-lock's acquire that ends empty holds none of its parts. If the request
+     * fails, the result is still empty, and a grant that reached the waiter expires with its lease.
+     */
+    private void endEmpty(Leaving leaving) {
+        if (leaving.wasJoined()) {
+            context.notifier().leave(context.notifier().channel(lock.keys(), queued), this, true);
+        }
+        if (!leaving.deregister()) {
+            result.complete(Optional.empty());
+            return;
+        }
+        context.inFlight().sendCleanupThen(lock.name(), "leaving the queue", () -> lock.release(token),
+                () -> result.complete(Optional.empty()));
     }
 
     private void leaveQueue(boolean passWake) {

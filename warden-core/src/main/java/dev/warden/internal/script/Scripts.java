@@ -490,6 +490,7 @@ public final class Scripts {
                 return acks.thenApply(count -> new Acked<>(value, count));
             }
             link.failed(error);
+            forgetOnNoScript(error);
             if (Errors.unwrap(error) instanceof RedisNoScriptException) {
                 // Sent again once the WAIT behind the refused script has answered: that WAIT blocks the connection
                 // for up to its timeout, which would otherwise count against the new WAIT's command timeout too

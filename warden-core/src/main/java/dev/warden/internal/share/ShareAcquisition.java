@@ -160,7 +160,7 @@ public final class ShareAcquisition implements Notifier.Waiter {
         int arm;
         long sentAt;
         synchronized (this) {
-            if (result.isDone() || phase == Phase.GRANTED) {
+            if (result.isDone() || phase == Phase.GRANTED || phase == Phase.LEAVING) {
                 return;
             }
             if (phase == Phase.TRYING || phase == Phase.RESERVED) {
@@ -206,15 +206,15 @@ public final class ShareAcquisition implements Notifier.Waiter {
 
     /** Where it stands, for {@link ShareWaiters#reserveNext}. */
     synchronized Place place() {
-        return new Place(this, !result.isDone() && phase != Phase.GRANTED, score, clear, placedAt,
-                standing != Standing.NEW, firstSentAt);
+        return new Place(this, !result.isDone() && phase != Phase.GRANTED && phase != Phase.LEAVING, score, clear,
+                placedAt, standing != Standing.NEW, firstSentAt);
     }
 
     /** A try found no room: give up, or subscribe, or wait for a grant or the next try. */
     private void onHeld(long firstEndMillis) {
         result.notDue();
         if (!waits || (!forever && context.ticker().read() - deadline >= 0)) {
-            result.complete(Optional.empty());
+            endEmpty();
             return;
         }
         boolean join = false;
@@ -256,6 +256,38 @@ public final class ShareAcquisition implements Notifier.Waiter {
         } else if (retry) {
             wake();
         }
+    }
+
+    /**
+     * Ends without a share, after a try that found no room: a waiter leaves its channel and, since a try may have
+     * queued it, the queue, with one request that gives back permits granted to it meanwhile; the result completes
+     * empty once that request has answered ({@link Phase#LEAVING}; a grant heard from now on is ignored). So an empty
+     * result means that nothing of this acquire holds the share: a multi-lock's acquire that ends empty holds none of
+     * its parts. If the request fails, the result is still empty, and a grant expires with its lease.
+     */
+    private void endEmpty() {
+        boolean wasJoined;
+        boolean leave;
+        synchronized (this) {
+            // Not TRYING: a grant message overtook the try's reply (the lease is on its way), or it ended.
+            if (result.isDone() || phase != Phase.TRYING) {
+                return;
+            }
+            move(Phase.LEAVING);
+            cancelTimer();
+            wasJoined = standing == Standing.JOINED;
+            leave = waits && standing.tried();
+            stand(Standing.LEFT);
+        }
+        if (wasJoined) {
+            context.notifier().leave(channel, this, false);
+        }
+        if (!leave) {
+            result.complete(Optional.empty());
+            return;
+        }
+        context.inFlight().sendCleanupThen(share.name(), "leaving the queue", () -> share.release(token),
+                () -> result.complete(Optional.empty()));
     }
 
     /** After joining a channel that missed nothing: wait like any waiter, unless a wake came meanwhile. */
@@ -329,8 +361,8 @@ public final class ShareAcquisition implements Notifier.Waiter {
     /** Makes the lease, once, and hands it to the caller; a grant after the acquisition ended is given back. */
     private void grant(long fence, long sentAt, long grantedMillis, int acks) {
         synchronized (this) {
-            if (phase == Phase.GRANTED || result.isDone()) {
-                // Over already: the release sent when it ended gives these permits back.
+            if (phase == Phase.GRANTED || phase == Phase.LEAVING || result.isDone()) {
+                // Over already: the release sent when it ended (or leaving) gives these permits back.
                 return;
             }
             move(Phase.GRANTED);

@@ -246,6 +246,25 @@ public final class InFlight {
     }
 
     /**
+     * Sends a clean-up as {@link #sendCleanup} does, and runs {@code after} once it has answered, whatever the answer
+     * (or at once if it cannot be sent); a failure is logged only, since what it would have removed expires.
+     *
+     * @param purpose what the clean-up does, for the log: "leaving the queue"
+     */
+    public <T> void sendCleanupThen(String name, String purpose, Supplier<CompletableFuture<T>> request,
+                                    Runnable after) {
+        sendCleanup(name, request, (reply, error) -> {
+            if (error != null) {
+                LOG.debug("{} of '{}' failed; it expires: {}", purpose, name, error.toString());
+            }
+            after.run();
+        }, error -> {
+            LOG.warn("{} of '{}' failed; it expires: {}", purpose, name, error.toString());
+            after.run();
+        });
+    }
+
+    /**
      * Keeps a clean-up whose outcome is unknown (its reply failed {@link #uncertain uncertainly}) for the close to
      * send again; for callers that send it themselves, such as a lease's release, and learn so from its reply.
      *

@@ -5,6 +5,7 @@ import dev.warden.LockClient;
 import dev.warden.LockConfig;
 import dev.warden.internal.base.Events;
 import dev.warden.internal.client.RedisLockClient;
+import dev.warden.internal.script.LockKeys;
 import dev.warden.internal.script.Replies;
 import dev.warden.internal.script.Scripts;
 import dev.warden.internal.wire.Link;
@@ -374,5 +375,47 @@ class InterleavingTest {
             Thread.sleep(1);
         }
         return condition.getAsBoolean();
+    }
+
+    /**
+     * A {@code NOSCRIPT} answer (the server lost its scripts: a restart, a failover, {@code SCRIPT FLUSH}) is heard
+     * by every way a script is sent: the scripts that settle a local handover, which go by SHA only while the server
+     * is known to hold them, then go by their text again.
+     */
+    @Test
+    void aRefusalBehindAWaitIsHeardByTheScriptsThatSettleHandovers() throws Exception {
+        RedisLock lock = (RedisLock) client.lock("il-noscript");
+        Scripts scripts = lock.context().scripts();
+        LockKeys keys = lock.keys();
+        // The handover's script goes by its text and is loaded; once the load has answered, it goes by its SHA. (A
+        // test before this one may have flushed the scripts this client had loaded: the first call then fails, and
+        // the next goes by its text.)
+        long bySha = evalshaCalls();
+        for (int i = 0; i < 100 && evalshaCalls() == bySha; i++) {
+            try {
+                scripts.handed(keys, "holder", "waiter").get(5, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.ExecutionException e) {
+                assertThat(e).hasRootCauseInstanceOf(io.lettuce.core.RedisNoScriptException.class);
+            }
+        }
+        assertThat(evalshaCalls()).as("the handover's script went by its SHA").isGreaterThan(bySha);
+        scripts.handed(keys, "holder", "waiter").get(5, TimeUnit.SECONDS);
+        assertThat(server.call("SCRIPT", "FLUSH")).isEqualTo("OK");
+        // Only a script followed by WAIT hears that the server lost its scripts (no replica: WAIT answers 0).
+        scripts.acquire(keys, "token", 30_000, Scripts.Try.FIRST, Replicas.of(1, Duration.ofMillis(10)))
+                .get(5, TimeUnit.SECONDS);
+        // Refused by SHA, a handover's script fails (it must not be sent again behind the new holder's requests).
+        assertThat(scripts.handed(keys, "holder", "waiter").get(5, TimeUnit.SECONDS)).isFalse();
+    }
+
+    private static long evalshaCalls() {
+        String info = (String) server.call("INFO", "commandstats");
+        for (String line : info.split("\r\n")) {
+            if (line.startsWith("cmdstat_evalsha:")) {
+                String calls = line.substring(line.indexOf("calls=") + 6);
+                return Long.parseLong(calls.substring(0, calls.indexOf(',')));
+            }
+        }
+        return 0;
     }
 }
