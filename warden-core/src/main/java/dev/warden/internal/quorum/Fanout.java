@@ -6,7 +6,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 
 /**
@@ -63,41 +65,70 @@ final class Fanout {
                                                          Function<Deployment, CompletableFuture<T>> operation,
                                                          Predicate<List<Outcome<T>>> decided,
                                                          CompletableFuture<?> recheck) {
+        return fan(nodes.size(), index -> operation.apply(nodes.get(index).server()),
+                (index, error) -> nodes.get(index).failed(error), decided, recheck);
+    }
+
+    /**
+     * Sends request {@code i} of {@code size} by {@code send}, and decides as {@link #until} does. The rule is first
+     * tested once every request has been sent, even if the first answers came back meanwhile: what the caller does
+     * on the decision (a give-back to the servers that had not answered) is then sent after every request of the
+     * fan-out, so that on each server's connection it follows the request it undoes. (Decided before the last
+     * request was sent, a try's give-back went to that server ahead of the try, which then kept its grant there.)
+     *
+     * @param failed told of each request that failed, by index
+     */
+    static <T> CompletableFuture<List<Outcome<T>>> fan(int size, IntFunction<CompletableFuture<T>> send,
+                                                       BiConsumer<Integer, Throwable> failed,
+                                                       Predicate<List<Outcome<T>>> decided,
+                                                       CompletableFuture<?> recheck) {
         CompletableFuture<List<Outcome<T>>> result = new CompletableFuture<>();
         @SuppressWarnings("unchecked")
-        Outcome<T>[] answers = new Outcome[nodes.size()];
+        Outcome<T>[] answers = new Outcome[size];
         Arrays.fill(answers, new Outcome<T>(null, PENDING));
-        int[] missing = {nodes.size()};
-        for (int i = 0; i < nodes.size(); i++) {
+        int[] missing = {size};
+        // Whether every request was sent: until then the answers are only recorded. Guarded by answers.
+        boolean[] sent = {false};
+        for (int i = 0; i < size; i++) {
             int index = i;
             CompletableFuture<T> future;
             try {
-                future = operation.apply(nodes.get(i).server());
+                future = send.apply(i);
             } catch (RuntimeException e) {
                 future = CompletableFuture.failedFuture(e);
             }
-            QuorumNode node = nodes.get(i);
             future.whenComplete((value, error) -> {
                 if (error != null) {
-                    node.failed(error);
+                    failed.accept(index, error);
                 }
                 List<Outcome<T>> snapshot;
                 boolean done;
                 synchronized (answers) {
                     answers[index] = new Outcome<>(value, error);
                     missing[0]--;
+                    if (!sent[0]) {
+                        return;
+                    }
                     snapshot = new ArrayList<>(Arrays.asList(answers));
                     done = missing[0] == 0;
                 }
                 decide(result, snapshot, done, decided);
             });
         }
+        List<Outcome<T>> snapshot;
+        boolean done;
+        synchronized (answers) {
+            sent[0] = true;
+            snapshot = new ArrayList<>(Arrays.asList(answers));
+            done = missing[0] == 0;
+        }
+        decide(result, snapshot, done, decided);
         recheck.whenComplete((ignored, error) -> {
-            List<Outcome<T>> snapshot;
+            List<Outcome<T>> again;
             synchronized (answers) {
-                snapshot = new ArrayList<>(Arrays.asList(answers));
+                again = new ArrayList<>(Arrays.asList(answers));
             }
-            decide(result, snapshot, false, decided);
+            decide(result, again, false, decided);
         });
         return result;
     }

@@ -317,7 +317,9 @@ class QuorumInterleavingTest {
             for (int i = 0; i < servers.size(); i++) {
                 RedisServer server = servers.get(i);
                 if (!eventually(() -> !(server.call("GET", key) instanceof String value && value.contains(":")))) {
-                    return "server " + i + " still holds the lock: " + server.call("GET", key);
+                    return "server " + i + " still holds the lock: " + server.call("GET", key) + " (holder "
+                            + holder.token() + ", waiter " + waiter.token() + ", waiter's result " + waiter.result
+                            + ", its lease released " + released + ")";
                 }
             }
             // Released, lost and abandoned quorum leases all leave the watchdog at once.
