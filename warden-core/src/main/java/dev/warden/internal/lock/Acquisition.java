@@ -48,9 +48,8 @@ import org.slf4j.LoggerFactory;
  * first try ({@link Notifier#defer}): in the default mode that holder passes the lock on to it locally
  * ({@link #takeOver}), with no request of the waiter's own, while its bounds on local handovers allow; else the
  * holder's release registers it ({@link #board}), in the same script and counting from that release's sending, as if
- * by its try. Fair mode holds
- * back for up to {@link #HOLD_BACK_NANOS}, the default mode for up to {@link #DEFAULT_HOLD_BACK_NANOS}; a wait
- * that runs out while held back ends without a request.
+ * by its try. Fair mode holds back for up to {@link #HOLD_BACK_NANOS}, the default mode for up to
+ * {@link #DEFAULT_HOLD_BACK_NANOS}; a wait that runs out while held back ends without a request.
  *
  * <p>{@link #result} completes with the lease, with empty when the wait ran out, or exceptionally when Redis
  * failed. Cancelling it stops waiting; a lease granted at that moment is released.
