@@ -829,7 +829,10 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
         result.completeExceptionally(failure);
     }
 
-    /** What a waiter whose wait ran out does to leave, decided under its monitor by {@link #leave}. */
+    /**
+     * What leaving takes, decided under the monitor ({@link #departure}): whether to leave the lock's channel, and
+     * whether to leave the queue in Redis with one request.
+     */
     private record Leaving(boolean wasJoined, boolean deregister) {
     }
 
@@ -839,47 +842,52 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
      */
     private Leaving leave() {
         move(Phase.LEAVING);
+        return departure(true);
+    }
+
+    /**
+     * Stands {@link Standing#LEFT}; where a try may have registered this waiter and no grant made it the holder, it
+     * leaves the queue too if it passes wake-ups on (it gives up, rather than takes the lock). Guarded by this.
+     */
+    private Leaving departure(boolean passWake) {
         cancelTimer();
-        Leaving leaving = new Leaving(standing == Standing.JOINED, registered());
+        Leaving leaving = new Leaving(standing == Standing.JOINED, passWake && registered() && phase != Phase.GRANTED);
         stand(Standing.LEFT);
         return leaving;
     }
 
     /**
-     * Ends a waiter that {@link #leave left} without the lock: leaves the channel, passing a wake-up on, and where a
-     * try may have registered it, leaves the queue with one request, which passes on a grant that reached it
-     * meanwhile; completes empty once that request has answered. So an empty result means that nothing of this
-     * acquisition holds the lock: a multi-lock's acquire that ends empty holds none of its parts. If the request
-     * fails, the result is still empty, and a grant that reached the waiter expires with its lease.
+     * Ends a waiter that {@link #leave left} without the lock, once its request to leave the queue (if any) has
+     * answered: that request passes on a grant that reached it meanwhile, so an empty result means that nothing of
+     * this acquisition holds the lock, and a multi-lock's acquire that ends empty holds none of its parts. If the
+     * request fails, the result is still empty, and a grant that reached the waiter expires with its lease.
      */
     private void endEmpty(Leaving leaving) {
-        if (leaving.wasJoined()) {
-            context.notifier().leave(context.notifier().channel(lock.keys(), queued), this, true);
-        }
-        if (!leaving.deregister()) {
-            result.complete(Optional.empty());
-            return;
-        }
-        context.inFlight().sendCleanupThen(lock.name(), "leaving the queue", () -> lock.release(token),
-                () -> result.complete(Optional.empty()));
+        depart(leaving, true, () -> result.complete(Optional.empty()));
     }
 
+    /** Leaves the channel and the queue as {@link #departure} decides, for an acquisition that is over. */
     private void leaveQueue(boolean passWake) {
-        boolean wasJoined;
-        boolean deregister;
+        Leaving leaving;
         synchronized (this) {
-            cancelTimer();
-            wasJoined = standing == Standing.JOINED;
-            deregister = passWake && registered() && phase != Phase.GRANTED;
-            stand(Standing.LEFT);
+            leaving = departure(passWake);
         }
-        if (wasJoined) {
+        depart(leaving, passWake, () -> { });
+    }
+
+    /**
+     * Does what {@code leaving} says: leaves the channel (passing a wake-up on, or not) and the queue; then runs
+     * {@code then}, once the request that leaves the queue has answered (or at once if none is sent). That request
+     * releases by token, so it also passes on a grant that reached this waiter meanwhile.
+     */
+    private void depart(Leaving leaving, boolean passWake, Runnable then) {
+        if (leaving.wasJoined()) {
             context.notifier().leave(context.notifier().channel(lock.keys(), queued), this, passWake);
         }
-        if (deregister) {
-            // A fair waiter that gives up leaves the server's queue; if a grant reached its token meanwhile, this
-            // release passes the lock on. If it fails, the registration expires.
-            releaseInBackground("leaving the queue");
+        if (leaving.deregister()) {
+            context.inFlight().sendCleanupThen(lock.name(), "leaving the queue", () -> lock.release(token), then);
+        } else {
+            then.run();
         }
     }
 
@@ -888,10 +896,6 @@ public final class Acquisition implements Notifier.Waiter, QuietRefresh.Member {
      * only, since the lock (or registration) then expires on its own.
      */
     private void releaseInBackground(String purpose) {
-        context.inFlight().sendCleanup(lock.name(), () -> lock.release(token), (reply, e) -> {
-            if (e != null) {
-                LOG.debug("{} of '{}' failed: {}", purpose, lock.name(), e.toString());
-            }
-        }, e -> LOG.warn("{} of '{}' failed: {}", purpose, lock.name(), e.toString()));
+        context.inFlight().sendCleanupThen(lock.name(), purpose, () -> lock.release(token), () -> { });
     }
 }

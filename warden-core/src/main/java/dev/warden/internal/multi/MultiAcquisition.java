@@ -14,8 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One acquire of a multi-lock: each part in order, within what is left of the wait; when a part is not acquired in
@@ -23,7 +21,6 @@ import org.slf4j.LoggerFactory;
  * {@link #result} completes with the {@link RedisMultiLease}, with empty, or exceptionally.
  */
 final class MultiAcquisition {
-    private static final Logger LOG = LoggerFactory.getLogger(MultiAcquisition.class);
     private final CompletableFuture<Optional<Lease>> result = new CompletableFuture<>();
     private final MultiLock lock;
     private final List<LockBase> parts;
@@ -98,11 +95,8 @@ final class MultiAcquisition {
                         for (int i = 0; i < locks.size(); i++) {
                             RedisLock part = locks.get(i);
                             String token = tokens.get(i);
-                            context.inFlight().sendCleanup(part.name(), () -> part.release(token), (r, e) -> {
-                                if (e != null) {
-                                    LOG.debug("clean-up of '{}' failed; it expires: {}", part.name(), e.toString());
-                                }
-                            }, e -> LOG.warn("clean-up of '{}' failed; it expires: {}", part.name(), e.toString()));
+                            context.inFlight().sendCleanupThen(part.name(), "clean-up", () -> part.release(token),
+                                    () -> { });
                         }
                         result.completeExceptionally(error);
                     } else if (reply.acquired()) {

@@ -20,8 +20,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One acquire of a shared lock's permits ({@link ShareLock}), driven by events: try; when the permits are not free,
@@ -37,7 +35,6 @@ import org.slf4j.LoggerFactory;
  * or gives back a grant that came meanwhile.
  */
 public final class ShareAcquisition implements Notifier.Waiter {
-    private static final Logger LOG = LoggerFactory.getLogger(ShareAcquisition.class);
     private static final long ONE_MS = TimeUnit.MILLISECONDS.toNanos(1);
     /** How many tries' send times are kept: a grant names the last try or one shortly before. */
     private static final int ARMS_KEPT = 4;
@@ -274,20 +271,33 @@ public final class ShareAcquisition implements Notifier.Waiter {
                 return;
             }
             move(Phase.LEAVING);
-            cancelTimer();
             wasJoined = standing == Standing.JOINED;
             leave = waits && standing.tried();
-            stand(Standing.LEFT);
+            standLeft();
         }
+        depart(wasJoined, leave, () -> result.complete(Optional.empty()));
+    }
+
+    /** Stands {@link Standing#LEFT}, with no timer left to wake it. Guarded by this. */
+    private void standLeft() {
+        cancelTimer();
+        stand(Standing.LEFT);
+    }
+
+    /**
+     * Leaves the channel if it had joined it, and the queue with one request by token if {@code cleanUp} (which also
+     * gives back permits lent to this token meanwhile); then runs {@code then}, once that request has answered (or at
+     * once if none is sent).
+     */
+    private void depart(boolean wasJoined, boolean cleanUp, Runnable then) {
         if (wasJoined) {
             context.notifier().leave(channel, this, false);
         }
-        if (!leave) {
-            result.complete(Optional.empty());
-            return;
+        if (cleanUp) {
+            context.inFlight().sendCleanupThen(share.name(), "leaving the queue", () -> share.release(token), then);
+        } else {
+            then.run();
         }
-        context.inFlight().sendCleanupThen(share.name(), "leaving the queue", () -> share.release(token),
-                () -> result.complete(Optional.empty()));
     }
 
     /** After joining a channel that missed nothing: wait like any waiter, unless a wake came meanwhile. */
@@ -392,25 +402,15 @@ public final class ShareAcquisition implements Notifier.Waiter {
         boolean wasJoined;
         boolean cleanUp;
         synchronized (this) {
-            cancelTimer();
             wasJoined = standing == Standing.JOINED;
             cleanUp = standing.tried() && (lease == null || lease.isEmpty()) && (waits || error != null);
-            stand(Standing.LEFT);
+            standLeft();
         }
         if (waits) {
             context.notifier().unregister(token);
             context.waiters().remove(share.keys(), this);
         }
-        if (wasJoined) {
-            context.notifier().leave(channel, this, false);
-        }
-        if (cleanUp) {
-            context.inFlight().sendCleanup(share.name(), () -> share.release(token), (reply, e) -> {
-                if (e != null) {
-                    LOG.debug("leaving the queue of '{}' failed: {}", share.name(), e.toString());
-                }
-            }, e -> LOG.warn("leaving the queue of '{}' failed: {}", share.name(), e.toString()));
-        }
+        depart(wasJoined, cleanUp, () -> { });
     }
 
     /**
